@@ -7,6 +7,7 @@ each holds one concern. Python sees only the small classes at the end of this fi
 
 include "bitboard.pxi"
 include "movegen.pxi"
+include "draws.pxi"
 
 
 cdef class CoreRules:
@@ -110,6 +111,30 @@ cdef class CoreBoard:
         m.by_king = 0
         m.korder = 0
         return self._child(&m)
+
+    def initial_counters(self) -> tuple:
+        """Draw counters for a game that starts here (quiet, nocapcrown, config, config plies)."""
+        cdef Counters c
+        init_counters(&self.rules.r, &self.b, &c)
+        return (c.quiet, c.nocapcrown, c.cfg, c.cfg_plies)
+
+    def counters_after(self, CoreBoard child, int frm, captured, bint promote, tuple counters) -> tuple:
+        """Draw counters after the move frm -> child, given the counters before it."""
+        cdef Counters c, out
+        cdef Move m
+        c.quiet, c.nocapcrown, c.cfg, c.cfg_plies = counters
+        m.frm = <uint8_t>BIT_OF_SQ[frm]
+        m.captured = _bits_of(captured)
+        m.ncap = <uint8_t>popcount(m.captured)
+        m.promote = promote
+        next_counters(&self.rules.r, &self.b, &m, &child.b, &c, &out)
+        return (out.quiet, out.nocapcrown, out.cfg, out.cfg_plies)
+
+    def counters_draw(self, tuple counters) -> int:
+        """0, or the reason (1 quiet moves, 2 no capture/crowning, 3 endgame) the counters draw."""
+        cdef Counters c
+        c.quiet, c.nocapcrown, c.cfg, c.cfg_plies = counters
+        return counters_draw(&self.rules.r, &c)
 
     def perft(self, int depth) -> int:
         """Number of leaf positions at depth (duplicate capture paths merged)."""

@@ -1,0 +1,3 @@
+import sys
+from hub_engine.cli import main
+sys.exit(main())

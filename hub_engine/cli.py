@@ -1,0 +1,99 @@
+"""Command line: `hub-engine [hub]` runs the Hub loop; `perft`, `bench`, `analyse` are tools.
+
+stdout belongs to the protocol in `hub` mode; logs go through loguru to stderr (WARNING by default)
+or to a file (--log-file / HUB_ENGINE_LOG_FILE), at --log-level / HUB_ENGINE_LOG_LEVEL.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from loguru import logger
+
+LOG_LEVELS = ("TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL")
+
+
+def configure_logging(level: str | None, log_file: str | None) -> None:
+    """stderr at the chosen level (WARNING by default); a log file, if any, records DEBUG."""
+    level = (level or os.environ.get("HUB_ENGINE_LOG_LEVEL") or "WARNING").upper()
+    log_file = log_file or os.environ.get("HUB_ENGINE_LOG_FILE")
+    if level not in LOG_LEVELS:
+        raise SystemExit(f"hub-engine: error: unknown log level {level!r} ({', '.join(LOG_LEVELS)})")
+    logger.remove()
+    logger.add(sys.stderr, level=level, format="{time:HH:mm:ss.SSS} {level} {message}")
+    if log_file:
+        logger.add(log_file, level="DEBUG", enqueue=True,
+                   format="{time:YYYY-MM-DD HH:mm:ss.SSS} {level} {message}")
+
+
+def _position(args: argparse.Namespace):
+    from hub_engine.position import Position
+
+    if args.fen:
+        return Position.from_fen(args.variant, args.fen)
+    if args.pos:
+        return Position.from_hub(args.variant, args.pos)
+    return Position.start(args.variant)
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    pos = _position(args)
+    if args.divide:
+        total = 0
+        for move, count in pos.divide(args.depth):
+            print(f"{move} {count}", flush=True)
+            total += count
+        print(f"total {total}", flush=True)
+    first = args.depth if args.only else 1
+    for d in range(first, args.depth + 1):
+        t0 = time.perf_counter()
+        n = pos.perft(d)
+        dt = time.perf_counter() - t0
+        print(f"depth={d} nodes={n} time={dt:.3f} nps={int(n / dt) if dt > 0 else 0}", flush=True)
+    return 0
+
+
+def cmd_hub(args: argparse.Namespace) -> int:
+    from hub_engine.engine import Engine
+    from protocol import run
+
+    return run(Engine())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from hub_engine.variants import VARIANTS
+
+    p = argparse.ArgumentParser(prog="hub-engine", description=__doc__.splitlines()[0])
+    p.add_argument("--log-level", help="stderr log level (default WARNING)")
+    p.add_argument("--log-file", help="also log everything (DEBUG) to this file")
+    sub = p.add_subparsers(dest="command")
+    sub.add_parser("hub", help="run the Hub protocol on stdin/stdout (the default)")
+
+    perft = sub.add_parser("perft", help="count leaf positions (duplicate capture paths merged)")
+    perft.add_argument("--variant", default="brazilian", choices=sorted(VARIANTS))
+    perft.add_argument("--pos", help="Hub position string (33 characters)")
+    perft.add_argument("--fen", help="PDN FEN in the variant's own square names")
+    perft.add_argument("--depth", type=int, required=True)
+    perft.add_argument("--divide", action="store_true", help="first print each root move's count")
+    perft.add_argument("--only", action="store_true", help="only the last depth")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.log_level, args.log_file)
+    command = args.command or "hub"
+    handlers = {"hub": cmd_hub, "perft": cmd_perft}
+    try:
+        return handlers[command](args)
+    except (ValueError, KeyError) as exc:
+        if command == "hub":
+            raise
+        print(f"hub-engine: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+# Draw-rule counters of rules.md section 4 (included by core.pyx).
+#
+# The counters travel with the game state (and through the search) and are updated from the move
+# and the positions before and after it. Limits come from the rule table in moves by each side; a
+# counter counts plies, so a limit of N moves is reached at 2N plies.
+
+cdef enum:
+    CFG_NONE = 0
+    CFG_KINGS_VS_LONE = 1      # 3+ kings against a lone king (russian)
+    CFG_BOTH_KINGS_45 = 2      # kings on both sides, 4-5 pieces (russian)
+    CFG_BOTH_KINGS_67 = 3      # kings on both sides, 6-7 pieces (russian)
+    CFG_THREE_VS_DIAG = 4      # 3 pieces against a lone king on the long diagonal (russian)
+    CFG_FEW_VS_LONE = 5        # 1-2 pieces against a lone king (russian)
+    CFG_RIO_WAIT = 6           # 3 kings against 1, the three not yet all on the long diagonal
+    CFG_RIO_RUN = 7            # 3 kings against 1, counting since they held the long diagonal
+
+cdef enum:
+    DRAW_NONE = 0
+    DRAW_QUIET = 1             # no man move and no capture
+    DRAW_NOCAPCROWN = 2        # no capture and no crowning
+    DRAW_ENDGAME = 3           # an endgame that was not won in time
+
+
+cdef struct Counters:
+    int quiet                  # plies since a man moved or a piece was captured
+    int nocapcrown             # plies since a capture or a crowning
+    int cfg                    # endgame configuration (CFG_*)
+    int cfg_plies              # plies since that configuration arose with this material
+
+
+cdef int endgame_config(const Rules* r, const Board* b, int prev) noexcept nogil:
+    cdef int s, lone, n_strong, k_strong, n_lone
+    cdef int total = popcount(b.pieces[0] | b.pieces[1])
+    for s in range(2):
+        lone = s
+        n_lone = popcount(b.pieces[lone])
+        if n_lone != 1 or not (b.pieces[lone] & b.kings):
+            continue
+        n_strong = popcount(b.pieces[1 - lone])
+        k_strong = popcount(b.pieces[1 - lone] & b.kings)
+        if n_strong == 0:
+            return CFG_NONE
+        if r.three_kings_rio and n_strong == 3 and k_strong == 3:
+            if prev == CFG_RIO_RUN or (b.pieces[1 - lone] & ~LONG_DIAGONAL) == 0:
+                return CFG_RIO_RUN
+            return CFG_RIO_WAIT
+        if r.few_vs_lone and n_strong <= 2:
+            return CFG_FEW_VS_LONE
+        if r.three_vs_lone_diag and n_strong == 3 and (b.pieces[lone] & LONG_DIAGONAL):
+            return CFG_THREE_VS_DIAG
+        if r.kings_vs_lone and k_strong >= 3:
+            return CFG_KINGS_VS_LONE
+    if (b.pieces[0] & b.kings) and (b.pieces[1] & b.kings):
+        if r.both_kings_45 and 4 <= total <= 5:
+            return CFG_BOTH_KINGS_45
+        if r.both_kings_67 and 6 <= total <= 7:
+            return CFG_BOTH_KINGS_67
+    return CFG_NONE
+
+
+cdef inline int config_limit(const Rules* r, int cfg) noexcept nogil:
+    if cfg == CFG_KINGS_VS_LONE:
+        return r.kings_vs_lone
+    if cfg == CFG_BOTH_KINGS_45:
+        return r.both_kings_45
+    if cfg == CFG_BOTH_KINGS_67:
+        return r.both_kings_67
+    if cfg == CFG_THREE_VS_DIAG:
+        return r.three_vs_lone_diag
+    if cfg == CFG_FEW_VS_LONE:
+        return r.few_vs_lone
+    if cfg == CFG_RIO_RUN:
+        return r.three_kings_rio
+    return 0
+
+
+cdef void next_counters(const Rules* r, const Board* before, const Move* m, const Board* after,
+                        const Counters* c, Counters* out) noexcept nogil:
+    cdef int man_move = not ((before.kings >> m.frm) & 1)
+    cdef int material = m.ncap > 0 or m.promote
+    cdef int cfg = endgame_config(r, after, c.cfg)
+    out.quiet = 0 if (man_move or m.ncap > 0) else c.quiet + 1
+    out.nocapcrown = 0 if material else c.nocapcrown + 1
+    out.cfg_plies = 0 if (material or cfg != c.cfg) else c.cfg_plies + 1
+    out.cfg = cfg
+
+
+cdef void init_counters(const Rules* r, const Board* b, Counters* out) noexcept nogil:
+    out.quiet = 0
+    out.nocapcrown = 0
+    out.cfg = endgame_config(r, b, CFG_NONE)
+    out.cfg_plies = 0
+
+
+cdef int counters_draw(const Rules* r, const Counters* c) noexcept nogil:
+    """DRAW_* reason when a counter has reached its limit."""
+    cdef int limit
+    if r.quiet_moves and c.quiet >= 2 * r.quiet_moves:
+        return DRAW_QUIET
+    if r.nocapcrown_moves and c.nocapcrown >= 2 * r.nocapcrown_moves:
+        return DRAW_NOCAPCROWN
+    limit = config_limit(r, c.cfg)
+    if limit and c.cfg_plies >= 2 * limit:
+        return DRAW_ENDGAME
+    return DRAW_NONE
