@@ -1,0 +1,348 @@
+"""The draughts engine behind the Hub session: parameters, position, search threads, clock.
+
+It implements protocol.EngineInterface. The search itself runs in the compiled core without the
+GIL, one iteration per call, so that this file can do iterative deepening, aspiration windows,
+time decisions and `info` reports in readable Python between iterations.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Callable
+
+from loguru import logger
+
+from hub_engine import __version__
+from hub_engine.core import INF, MATE, Searcher, TransTable, score_to_hub
+from hub_engine.notation import format_move
+from hub_engine.position import Game, IllegalMoveError, Position
+from hub_engine.timeman import Budget, Stability, budget
+from hub_engine.variants import VARIANTS, Variant, get_variant
+from hub_engine.weights import load_weights
+from protocol import Info, Limits, ParamSpec, SearchResult
+
+MAX_DEPTH = 100
+ASPIRATION = 25            # first window half-width, internal units (man = 100)
+TT_LOG2_DEFAULT, TT_LOG2_MIN, TT_LOG2_MAX = 22, 12, 30
+MAX_THREADS = max(1, os.cpu_count() or 1)
+NOTATIONS = ("variant", "layout")
+
+
+def parse_bool(value: str) -> bool:
+    v = value.strip().lower()
+    if v in ("true", "1", "yes", "on"):
+        return True
+    if v in ("false", "0", "no", "off"):
+        return False
+    raise ValueError(f"bad bool value {value!r} (true or false)")
+
+
+def parse_int(name: str, value: str, lo: int, hi: int) -> int:
+    try:
+        n = int(value.strip())
+    except ValueError:
+        raise ValueError(f"bad value {value!r} for {name}: an integer is expected") from None
+    if not lo <= n <= hi:
+        raise ValueError(f"bad value {n} for {name}: must be between {lo} and {hi}")
+    return n
+
+
+class Engine:
+    """One engine instance per process; the session calls it from its threads as documented."""
+
+    def __init__(self) -> None:
+        self.variant: Variant = get_variant("brazilian")
+        self.notation = "variant"
+        self.tt_log2 = TT_LOG2_DEFAULT
+        self.threads = 1
+        self.ponder = False
+        self.game = Game(self.variant)
+        self._tt: TransTable | None = None
+        self._searchers: list[Searcher] = []
+        self._searchers_variant: str | None = None
+        self._halt = threading.Event()
+        self._ponder_hit = threading.Event()
+        self._clock_start = 0.0
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._budget = Budget(None, None)
+
+    # -- protocol: identity and parameters ---------------------------------------------------
+    def identity(self) -> dict[str, str]:
+        return {"name": "hub-engine", "version": __version__, "author": "hub-engine-developers",
+                "country": "none"}
+
+    def params(self) -> list[ParamSpec]:
+        return [
+            ParamSpec("variant", "enum", self.variant.name, values=list(VARIANTS)),
+            ParamSpec("notation", "enum", self.notation, values=list(NOTATIONS)),
+            ParamSpec("tt-size", "int", self.tt_log2, min=TT_LOG2_MIN, max=TT_LOG2_MAX),
+            ParamSpec("threads", "int", self.threads, min=1, max=MAX_THREADS),
+            ParamSpec("ponder", "bool", self.ponder),
+        ]
+
+    def set_param(self, name: str, value: str) -> None:
+        name = name.strip().lower()
+        if name == "variant":
+            variant = get_variant(value)
+            if variant.name != self.variant.name:
+                self.variant = variant
+                self.game = Game(variant)
+        elif name == "notation":
+            if value.strip().lower() not in NOTATIONS:
+                raise ValueError(f"bad value {value!r} for notation (variant or layout)")
+            self.notation = value.strip().lower()
+        elif name == "tt-size":
+            self.tt_log2 = parse_int(name, value, TT_LOG2_MIN, TT_LOG2_MAX)
+        elif name == "threads":
+            self.threads = parse_int(name, value, 1, MAX_THREADS)
+        elif name == "ponder":
+            self.ponder = parse_bool(value)
+        else:
+            logger.debug("ignoring unknown parameter {}={}", name, value)
+
+    # -- protocol: lifecycle ------------------------------------------------------------------
+    def init(self) -> None:
+        """Allocate the transposition table and one searcher per thread (the heavy part)."""
+        if self._tt is None:
+            self._tt = TransTable(self.tt_log2)
+        elif self._tt.log2 != self.tt_log2:
+            self._tt.resize(self.tt_log2)
+        weights = load_weights(self.variant.name)
+        self._searchers = [Searcher(self.variant.core_rules, self._tt, weights)
+                           for _ in range(self.threads)]
+        self._searchers_variant = self.variant.name
+
+    def _ready(self) -> None:
+        if (self._tt is None or self._searchers_variant != self.variant.name
+                or len(self._searchers) != self.threads or self._tt.log2 != self.tt_log2):
+            self.init()
+
+    def new_game(self) -> None:
+        if self._tt is not None:
+            self._tt.clear()
+        for s in self._searchers:
+            s.clear_heuristics()
+
+    def set_position(self, pos: str | None, moves: list[str]) -> None:
+        """Replace the game; on any error the previous game is kept unchanged."""
+        try:
+            start = Position.from_hub(self.variant, pos) if pos else Position.start(self.variant)
+        except ValueError as exc:
+            raise ValueError(f"bad position: {exc}") from None
+        try:
+            self.game = self._play_all(start, moves, self.notation)
+            return
+        except IllegalMoveError as first_error:
+            other = NOTATIONS[1 - NOTATIONS.index(self.notation)]
+            try:
+                game = self._play_all(start, moves, other)
+            except ValueError:
+                raise first_error from None
+        logger.warning("moves are legal in {} notation, not {}: switching for this session",
+                       other, self.notation)
+        self.notation = other
+        self.game = game
+
+    def _play_all(self, start: Position, moves: list[str], notation: str) -> Game:
+        game = Game(self.variant, start)
+        for text in moves:
+            game.play(text, notation)
+        return game
+
+    # -- protocol: search ---------------------------------------------------------------------
+    def stop(self) -> None:
+        self._halt.set()
+        for s in self._searchers:
+            s.stop()
+
+    def ponder_hit(self) -> None:
+        with self._lock:
+            if not self._ponder_hit.is_set():
+                self._ponder_hit.set()
+                self._start_clock()
+
+    def _start_clock(self) -> None:
+        """The clock runs from now: arm the hard-limit timer (caller holds the lock)."""
+        self._clock_start = time.monotonic()
+        if self._budget.hard is not None:
+            self._timer = threading.Timer(self._budget.hard, self.stop)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def search(self, limits: Limits, mode: str, on_info: Callable[[Info], None]) -> SearchResult:
+        self._halt.clear()
+        self._ponder_hit.clear()
+        self._ready()
+        root = self.game.position
+        legal = root.legal_moves()
+        if not legal:
+            return SearchResult(None)
+        if mode == "think" and len(legal) == 1 and not limits.is_unlimited():
+            return SearchResult(legal[0].hub(self.notation))
+        untimed = mode == "analyze" or limits.is_unlimited()
+        self._budget = (Budget(None, None) if untimed else
+                        budget(limits.move_time, limits.time, limits.inc, limits.moves))
+        with self._lock:
+            if mode == "ponder":
+                self._clock_start = time.monotonic()
+            else:
+                self._ponder_hit.set()
+                self._start_clock()
+        try:
+            pv = self._deepen(root, limits, mode, on_info)
+        finally:
+            with self._lock:
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+        if mode == "ponder":
+            # a ponder search that finished early waits for the opponent's move or `stop`
+            while not self._halt.is_set() and not self._ponder_hit.is_set():
+                self._halt.wait(0.01)
+        best = pv[0] if pv else legal[0]
+        ponder = pv[1].hub(self.notation) if len(pv) > 1 else None
+        return SearchResult(best.hub(self.notation), ponder)
+
+    def _deepen(self, root: Position, limits: Limits, mode: str,
+                on_info: Callable[[Info], None]) -> list:
+        """Iterative deepening on the main searcher, helpers running lazy SMP beside it."""
+        main = self._searchers[0]
+        history = self.game.history_hashes()[:-1]
+        counters = self.game.counters
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        node_limit = limits.nodes or 0
+        helpers = self._start_helpers(root, history, counters, max_depth)
+        t0 = time.monotonic()
+        nodes = 0
+        best_pv: list = []
+        score = 0
+        stability = Stability()
+        try:
+            for depth in range(1, max_depth + 1):
+                if depth > 1 and self._halt.is_set():
+                    break
+                if node_limit and nodes >= node_limit:
+                    break
+                deadline = self._deadline() if depth > 1 else 0.0
+                left = max(1, node_limit - nodes) if node_limit else 0
+                result, used = self._aspirate(main, root, depth, score, history, counters,
+                                              deadline, left)
+                nodes += used
+                it_score, pv_moves, completed, mean_depth = result
+                pv = self._legal_pv(root, pv_moves)
+                if not pv:
+                    break
+                if completed or not best_pv or pv[0] != best_pv[0]:
+                    prev = score
+                    best_pv, score = pv, it_score
+                    elapsed = time.monotonic() - t0
+                    total = nodes + sum(h.nodes for h in helpers)
+                    on_info(Info(depth=depth, mean_depth=mean_depth, score=score_to_hub(score),
+                                 nodes=total, time=elapsed,
+                                 nps=total / elapsed if elapsed > 0 else None,
+                                 pv=[m.hub(self.notation) for m in pv]))
+                if not completed:
+                    break
+                factor = stability.update(best_pv[0].key(), prev - score)
+                if self._should_stop(mode, factor, score, depth):
+                    break
+        finally:
+            for h in helpers:
+                h.halt()
+        return best_pv
+
+    def _aspirate(self, searcher: Searcher, root: Position, depth: int, guess: int,
+                  history: list, counters: tuple, deadline: float, node_limit: int):
+        """One iteration with an aspiration window around the last score."""
+        delta = ASPIRATION
+        if depth >= 4 and abs(guess) < MATE - 1000:
+            alpha, beta = guess - delta, guess + delta
+        else:
+            alpha, beta = -INF, INF
+        used = 0
+        while True:
+            score, pv, nodes, completed, mean_depth, _sel = searcher.iterate(
+                root.board, depth, alpha, beta, history, counters, deadline,
+                max(1, node_limit - used) if node_limit else 0)
+            used += nodes
+            if not completed:
+                return (score, pv, False, mean_depth), used
+            if score <= alpha and alpha > -INF:
+                alpha = max(-INF, score - delta)
+            elif score >= beta and beta < INF:
+                beta = min(INF, score + delta)
+            else:
+                return (score, pv, True, mean_depth), used
+            delta *= 3
+            if delta > 400:
+                alpha, beta = -INF, INF
+
+    def _deadline(self) -> float:
+        if self._budget.hard is None or not self._ponder_hit.is_set():
+            return 0.0
+        return self._clock_start + self._budget.hard
+
+    def _should_stop(self, mode: str, factor: float, score: int, depth: int) -> bool:
+        """After a completed iteration: is another one worth starting?"""
+        if self._halt.is_set():
+            return True
+        if mode == "think" and abs(score) >= MATE - 1000 and depth > MATE - abs(score) + 2:
+            return True    # a proven result does not get better with depth
+        if self._budget.soft is None or not self._ponder_hit.is_set():
+            return False
+        elapsed = time.monotonic() - self._clock_start
+        return elapsed > self._budget.soft * factor * 0.55
+
+    def _legal_pv(self, root: Position, pv_moves: list) -> list:
+        """The pv as legal Moves, cut at the first move that is not legal (a stale table hit)."""
+        out = []
+        pos = root
+        for frm, to, captured, promote in pv_moves:
+            match = [m for m in pos.legal_moves()
+                     if m.frm == frm and m.to == to and m.captured == tuple(captured)
+                     and m.promote == bool(promote)]
+            if not match:
+                break
+            out.append(match[0])
+            pos = pos.play(match[0])
+        return out
+
+    def _start_helpers(self, root: Position, history: list, counters: tuple,
+                       max_depth: int) -> list["_Helper"]:
+        helpers = [_Helper(s, root, history, counters, max_depth) for s in self._searchers[1:]]
+        for h in helpers:
+            h.start()
+        return helpers
+
+
+class _Helper(threading.Thread):
+    """A lazy-SMP helper: deepens the same root on the shared table until halted."""
+
+    def __init__(self, searcher: Searcher, root: Position, history: list, counters: tuple,
+                 max_depth: int) -> None:
+        super().__init__(daemon=True)
+        self.searcher, self.root, self.history, self.counters = searcher, root, history, counters
+        self.max_depth = max_depth
+        self.nodes = 0
+        self._halted = threading.Event()
+
+    def run(self) -> None:
+        for depth in range(1, self.max_depth + 1):
+            if self._halted.is_set():
+                return
+            _s, _pv, nodes, completed, _m, _sel = self.searcher.iterate(
+                self.root.board, depth, -INF, INF, self.history, self.counters, 0.0, 0, True)
+            self.nodes += nodes
+            if not completed:
+                return
+
+    def halt(self) -> None:
+        """Stop the helper; stop() is repeated in case it raced with the start of an iteration."""
+        self._halted.set()
+        for _ in range(200):
+            self.searcher.stop()
+            self.join(timeout=0.005)
+            if not self.is_alive():
+                return
