@@ -152,3 +152,9 @@ cdef class CoreBoard:
 
     def __hash__(self):
         return <Py_ssize_t>(self.b.hash >> 2)
+
+
+# --- search, evaluation, transposition table (TransTable, Searcher, score_to_hub, eval_weights) ---
+include "tt.pxi"
+include "eval.pxi"
+include "search.pxi"

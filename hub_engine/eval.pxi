@@ -1,0 +1,208 @@
+# Static evaluation for the 8x8 variants (included by core.pyx).
+#
+# Integer units, a man = 100, from the side to move's view. Every weight comes from
+# hub_engine/data/eval.json (one object per variant family) and is folded at Searcher creation
+# into piece-square tables, so the per-node work is a loop over the pieces plus a few popcounts.
+#
+# Terms: material (king value per family), advancement of men (per row), centre, back-rank guard
+# (only while the opponent has no king), tempo balance (phase-dependent), mobility (quiet targets),
+# runaway men (empty widened cone to the crowning row, opponent without kings), king activity
+# (long diagonal and double-corner diagonals), and scaling of known drawn or hard-to-win endings.
+
+import json as _json
+import os as _os
+
+cdef bb CONE[2][64]          # widened forward cone of a man to its crowning row
+cdef bb CENTRE_BB
+cdef bb DOUBLE_DIAG_BB       # the two double-corner diagonals g1-a7, h2-b8
+cdef int REL_ROW[2][64]      # row counted from each side's back row; -1 for ghosts
+
+
+cdef void _init_eval_geometry():
+    global CENTRE_BB, DOUBLE_DIAG_BB
+    cdef int s, t, r, col, r2, col2, side, b
+    CENTRE_BB = 0
+    DOUBLE_DIAG_BB = 0
+    for b in range(64):
+        REL_ROW[0][b] = -1
+        REL_ROW[1][b] = -1
+        CONE[0][b] = 0
+        CONE[1][b] = 0
+    for s in range(NSQ):
+        r = s // ROW_SQUARES
+        col = 2 * (s % ROW_SQUARES) + (r % 2)
+        b = BIT_OF_SQ[s]
+        REL_ROW[0][b] = r
+        REL_ROW[1][b] = ROWS - 1 - r
+        if 2 <= r <= 5 and 2 <= col <= 5:
+            CENTRE_BB |= (<bb>1) << b
+        if col + r == 6 or col + r == 8:
+            DOUBLE_DIAG_BB |= (<bb>1) << b
+        for t in range(NSQ):
+            r2 = t // ROW_SQUARES
+            col2 = 2 * (t % ROW_SQUARES) + (r2 % 2)
+            if r2 > r and abs(col2 - col) <= (r2 - r) + 1:
+                CONE[0][b] |= (<bb>1) << BIT_OF_SQ[t]
+            if r2 < r and abs(col2 - col) <= (r - r2) + 1:
+                CONE[1][b] |= (<bb>1) << BIT_OF_SQ[t]
+
+
+_init_eval_geometry()
+
+
+cdef struct EvalParams:
+    int flying
+    int man
+    int king
+    int man_psq[2][64]       # advancement + centre, per side and bit
+    int king_psq[2][64]      # centre + diagonals
+    int back_psq[2][64]      # back-rank guard (applied while the opponent has no king)
+    int tempo_open
+    int tempo_end
+    int mobility
+    int king_mobility
+    int runaway
+    int runaway_per_row
+    int draw_scale
+    int weak_scale
+    int weak_margin
+
+
+_EVAL_KEYS = ("man", "king", "advance", "centre_man", "centre_king", "back_rank", "tempo_open",
+              "tempo_end", "mobility", "king_mobility", "runaway", "runaway_per_row",
+              "king_long_diagonal", "king_double_diagonal", "draw_scale", "weak_scale", "weak_margin")
+
+
+def eval_weights(variant: str) -> dict:
+    """The weights dict of a variant's family from hub_engine/data/eval.json."""
+    path = _os.path.join(_os.path.dirname(__file__), "data", "eval.json")
+    with open(path) as f:
+        data = _json.load(f)
+    return dict(data[data["variants"][variant]])
+
+
+cdef int load_eval_params(EvalParams* p, dict w, const Rules* r) except -1:
+    missing = [k for k in _EVAL_KEYS if k not in w]
+    if missing:
+        raise KeyError(f"eval weights lack {', '.join(missing)}")
+    adv = [int(x) for x in w["advance"]]
+    back = [int(x) for x in w["back_rank"]]
+    if len(adv) != ROWS or len(back) != ROW_SQUARES:
+        raise ValueError("advance needs 8 values, back_rank 4")
+    cdef int s, b, side, rs, rr, col
+    cdef int cm = int(w["centre_man"]), ck = int(w["centre_king"])
+    cdef int kld = int(w["king_long_diagonal"]), kdd = int(w["king_double_diagonal"])
+    p.flying = r.flying
+    p.man = int(w["man"])
+    p.king = int(w["king"])
+    p.tempo_open = int(w["tempo_open"])
+    p.tempo_end = int(w["tempo_end"])
+    p.mobility = int(w["mobility"])
+    p.king_mobility = int(w["king_mobility"])
+    p.runaway = int(w["runaway"])
+    p.runaway_per_row = int(w["runaway_per_row"])
+    p.draw_scale = max(1, int(w["draw_scale"]))
+    p.weak_scale = max(1, int(w["weak_scale"]))
+    p.weak_margin = int(w["weak_margin"])
+    for side in range(2):
+        for b in range(64):
+            p.man_psq[side][b] = 0
+            p.king_psq[side][b] = 0
+            p.back_psq[side][b] = 0
+    for side in range(2):
+        for s in range(NSQ):
+            b = BIT_OF_SQ[s]
+            rs = s if side == 0 else NSQ - 1 - s      # the square as side 0 sees it
+            rr = rs // ROW_SQUARES
+            p.man_psq[side][b] = adv[rr] + (cm if (CENTRE_BB >> b) & 1 else 0)
+            p.king_psq[side][b] = ((ck if (CENTRE_BB >> b) & 1 else 0)
+                                   + (kld if (LONG_DIAGONAL >> b) & 1 else 0)
+                                   + (kdd if (DOUBLE_DIAG_BB >> b) & 1 else 0))
+            if rr == 0:
+                p.back_psq[side][b] = back[rs % ROW_SQUARES]
+    return 0
+
+
+cdef inline int king_moves(const Rules* r, bb kings, bb empty) noexcept nogil:
+    cdef int n = 0, f, d, t
+    while kings:
+        f = lsb(kings)
+        kings &= kings - 1
+        for d in range(4):
+            t = NB[d][f]
+            while (empty >> t) & 1:
+                n += 1
+                if not r.flying:
+                    break
+                t = NB[d][t]
+    return n
+
+
+cdef int side_terms(const EvalParams* p, const Rules* r, const Board* b, int side, bb empty,
+                    int opp_kings, int* tempo) noexcept nogil:
+    """Positional terms of one side (material excluded)."""
+    cdef bb own = b.pieces[side]
+    cdef bb men = own & ~b.kings
+    cdef bb kings = own & b.kings
+    cdef bb occ = b.pieces[0] | b.pieces[1]
+    cdef bb x = men
+    cdef int v = 0, t = 0, sq, rel, togo, bonus, d0
+    while x:
+        sq = lsb(x)
+        x &= x - 1
+        v += p.man_psq[side][sq]
+        rel = REL_ROW[side][sq]
+        t += rel
+        if not opp_kings:
+            if rel == 0:
+                v += p.back_psq[side][sq]
+            elif rel >= ROWS - 4 and (CONE[side][sq] & occ) == 0:
+                togo = ROWS - 1 - rel
+                bonus = p.runaway - p.runaway_per_row * (togo - 1)
+                if bonus > 0:
+                    v += bonus
+    x = kings
+    while x:
+        sq = lsb(x)
+        x &= x - 1
+        v += p.king_psq[side][sq]
+    d0 = UL if side == 0 else DL
+    v += p.mobility * (popcount(shift(men, DIR_OFFSET[d0]) & empty)
+                       + popcount(shift(men, DIR_OFFSET[d0 + 1]) & empty))
+    if kings:
+        v += p.king_mobility * king_moves(r, kings, empty)
+    tempo[0] = t
+    return v
+
+
+cdef int evaluate(const EvalParams* p, const Rules* r, const Board* b) noexcept nogil:
+    """Score of b for the side to move (a man = 100)."""
+    cdef bb k0 = b.pieces[0] & b.kings, k1 = b.pieces[1] & b.kings
+    cdef int nk0 = popcount(k0), nk1 = popcount(k1)
+    cdef int n0 = popcount(b.pieces[0]), n1 = popcount(b.pieces[1])
+    cdef int nm0 = n0 - nk0, nm1 = n1 - nk1
+    cdef bb empty = VALID & ~(b.pieces[0] | b.pieces[1])
+    cdef int t0 = 0, t1 = 0, phase, v, strong, n_s, n_w, nm_s, nk_w
+    v = p.man * (nm0 - nm1) + p.king * (nk0 - nk1)
+    v += side_terms(p, r, b, 0, empty, nk1, &t0)
+    v -= side_terms(p, r, b, 1, empty, nk0, &t1)
+    phase = n0 + n1
+    if phase > 24:
+        phase = 24
+    v += (t0 - t1) * (p.tempo_open * phase + p.tempo_end * (24 - phase)) // 24
+
+    # endings that the material count overrates
+    strong = 0 if v > 0 else 1
+    n_s = n0 if strong == 0 else n1
+    n_w = n1 if strong == 0 else n0
+    nm_s = nm0 if strong == 0 else nm1
+    nk_w = nk1 if strong == 0 else nk0
+    if nm_s == 0 and nk_w > 0:
+        # the stronger side has only kings and the weaker side a king
+        if n_w == n_s:
+            v //= p.draw_scale
+        elif p.flying and n_w == 1 and (n_s <= 2 or (n_s == 3 and (b.pieces[1 - strong] & LONG_DIAGONAL))):
+            v //= p.draw_scale
+        elif n_s - n_w < p.weak_margin:
+            v //= p.weak_scale
+    return v if b.side == 0 else -v

@@ -1,0 +1,544 @@
+# Alpha-beta search (included by core.pyx, after tt.pxi and eval.pxi).
+#
+# One Searcher per thread; Searcher.iterate() runs ONE iteration (root depth and window given by
+# the caller, who does iterative deepening and aspiration) with the GIL released. Principal
+# variation search, negamax, fail-soft; TT move, killers and history for ordering; late-move
+# reductions; single-reply extension (budgeted); mate-distance scores; repetition and the draw
+# counters of draws.pxi; a quiescence search that resolves every capture and, once per path,
+# answers a capture threat by searching the quiet moves instead of trusting the static eval.
+
+from libc.stdlib cimport malloc, free, realloc
+
+cdef extern from *:
+    """
+    #include <time.h>
+    static inline double hub_now(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    }
+    static inline void hub_store_int(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    static inline int hub_load_int(int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    """
+    double hub_now() nogil
+    void hub_store_int(int* p, int v) nogil
+    int hub_load_int(int* p) nogil
+
+MATE = MATE_SCORE
+INF = INF_SCORE
+
+cdef enum:
+    CHECK_EVERY = 1023         # nodes between clock / stop-flag polls (mask)
+    HISTORY_MAX = 1 << 19
+    ORDER_TT = 1 << 30
+    ORDER_CAPTURE = 1 << 24
+    ORDER_PROMOTE = 1 << 22
+    ORDER_KILLER1 = 1 << 21
+    ORDER_KILLER2 = 1 << 20
+    QS_THREAT_EXT = 1          # quiet plies a quiescence path may spend on answering threats
+
+
+cdef struct SearchState:
+    Rules r
+    EvalParams ev
+    TTEntry* tt
+    uint64_t tt_mask
+    int tt_gen
+    Move* moves                # MAX_PLY * MAX_MOVES
+    int* order                 # ordering scores, same shape
+    Move* pv                   # MAX_PLY * MAX_PLY triangular table
+    int pv_len[MAX_PLY + 1]
+    uint32_t killers[MAX_PLY + 1][2]
+    int history[2][64][64]
+    uint64_t* keys             # hashes: game history, then one per ply of the current path
+    int hist_len
+    uint64_t nodes
+    uint64_t node_limit
+    double deadline
+    int* stop_flag
+    int aborted
+    int seldepth
+    uint64_t leaf_sum
+    uint64_t leaf_count
+    int helper
+    uint64_t rng
+    int first_done             # the first root move has been fully searched
+    int root_best              # index into the root move list of the best move so far
+    uint32_t root_best_code    # the best root move of the previous iteration
+    uint64_t root_best_key     # ... and the root it belongs to
+
+
+cdef inline bint out_of_time(SearchState* st) noexcept nogil:
+    """Count a node; True (and st.aborted set) when a limit or stop() ends the search."""
+    st.nodes += 1
+    if st.aborted:
+        return True
+    if st.node_limit and st.nodes >= st.node_limit:
+        st.aborted = 1
+        return True
+    if (st.nodes & CHECK_EVERY) == 0:
+        if hub_load_int(st.stop_flag) or (st.deadline > 0 and hub_now() >= st.deadline):
+            st.aborted = 1
+            return True
+    return False
+
+
+cdef inline bint has_capture(const Rules* r, const Board* b, int side) noexcept nogil:
+    """Whether `side` would have a capture if it were to move (a cheap test, no move list)."""
+    cdef Board nb = b[0]
+    cdef bb own = b.pieces[side]
+    cdef bb kings = own & b.kings
+    cdef bb enemy = b.pieces[1 - side]
+    cdef bb empty = VALID & ~(b.pieces[0] | b.pieces[1])
+    cdef int f, d, x
+    nb.side = side
+    if man_jumpers(r, &nb, own & ~b.kings):
+        return True
+    while kings:
+        f = lsb(kings)
+        kings &= kings - 1
+        for d in range(4):
+            x = NB[d][f]
+            if r.flying:
+                while (empty >> x) & 1:
+                    x = NB[d][x]
+            if (enemy >> x) & 1 and (empty >> NB[d][x]) & 1:
+                return True
+    return False
+
+
+cdef inline void update_pv(SearchState* st, int ply, const Move* m) noexcept nogil:
+    cdef Move* row = &st.pv[ply * MAX_PLY]
+    cdef Move* child = &st.pv[(ply + 1) * MAX_PLY]
+    cdef int i
+    row[ply] = m[0]
+    for i in range(ply + 1, st.pv_len[ply + 1]):
+        row[i] = child[i]
+    st.pv_len[ply] = st.pv_len[ply + 1] if st.pv_len[ply + 1] > ply + 1 else ply + 1
+
+
+cdef inline int pick_next(Move* moves, int* order, int i, int n) noexcept nogil:
+    """Bring the best-ordered remaining move to index i (selection sort step)."""
+    cdef int j, best = i
+    cdef Move tm
+    cdef int ts
+    for j in range(i + 1, n):
+        if order[j] > order[best]:
+            best = j
+    if best != i:
+        tm = moves[i]
+        moves[i] = moves[best]
+        moves[best] = tm
+        ts = order[i]
+        order[i] = order[best]
+        order[best] = ts
+    return i
+
+
+cdef inline void score_moves(SearchState* st, const Board* b, Move* moves, int* order, int n,
+                             uint32_t tt_move, int ply) noexcept nogil:
+    cdef int i
+    cdef uint32_t code
+    cdef Move* m
+    for i in range(n):
+        m = &moves[i]
+        code = move_code(m)
+        if tt_move and code == tt_move:
+            order[i] = ORDER_TT
+        elif m.ncap:
+            order[i] = ORDER_CAPTURE + m.ncap * 64 + m.nkings * 16 + m.promote * 8
+        elif m.promote:
+            order[i] = ORDER_PROMOTE
+        elif code == st.killers[ply][0]:
+            order[i] = ORDER_KILLER1
+        elif code == st.killers[ply][1]:
+            order[i] = ORDER_KILLER2
+        else:
+            order[i] = st.history[b.side][m.frm][m.to]
+
+
+cdef inline void reward_quiet(SearchState* st, const Board* b, const Move* m, int depth, int ply) noexcept nogil:
+    cdef uint32_t code = move_code(m)
+    cdef int i, j, s
+    if st.killers[ply][0] != code:
+        st.killers[ply][1] = st.killers[ply][0]
+        st.killers[ply][0] = code
+    st.history[b.side][m.frm][m.to] += depth * depth
+    if st.history[b.side][m.frm][m.to] > HISTORY_MAX:
+        for s in range(2):
+            for i in range(64):
+                for j in range(64):
+                    st.history[s][i][j] >>= 1
+
+
+cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, int beta, int ply,
+                 int qext) noexcept nogil:
+    cdef Move* moves = &st.moves[ply * MAX_MOVES]
+    cdef Board child
+    cdef Counters cc
+    cdef int n, i, score, best
+    st.pv_len[ply] = ply
+    if out_of_time(st):
+        return 0
+    if ply > st.seldepth:
+        st.seldepth = ply
+    if counters_draw(&st.r, c):
+        return 0
+    if ply >= MAX_PLY - 1:
+        return evaluate(&st.ev, &st.r, b)
+    n = gen_captures(&st.r, b, moves)
+    if n:
+        # captures are forced: no stand-pat
+        best = -INF_SCORE
+        for i in range(n):
+            make_move(b, &moves[i], &child)
+            next_counters(&st.r, b, &moves[i], &child, c, &cc)
+            score = -qsearch(st, &child, &cc, -beta, -alpha, ply + 1, qext)
+            if st.aborted:
+                return 0
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        return best
+    if qext > 0 and has_capture(&st.r, b, 1 - b.side):
+        # the opponent threatens a capture: the static eval is not trustworthy, look one ply more
+        n = gen_quiet(&st.r, b, moves)
+        if n == 0:
+            return -(MATE_SCORE - ply)
+        best = -INF_SCORE
+        for i in range(n):
+            make_move(b, &moves[i], &child)
+            next_counters(&st.r, b, &moves[i], &child, c, &cc)
+            score = -qsearch(st, &child, &cc, -beta, -alpha, ply + 1, qext - 1)
+            if st.aborted:
+                return 0
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        return best
+    if count_quiet(&st.r, b) == 0:
+        return -(MATE_SCORE - ply)
+    return evaluate(&st.ev, &st.r, b)
+
+
+cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, int alpha, int beta,
+                int ply, int irrev, int ext_left) noexcept nogil:
+    cdef Move* moves = &st.moves[ply * MAX_MOVES]
+    cdef int* order = &st.order[ply * MAX_MOVES]
+    cdef Board child
+    cdef Counters cc
+    cdef TTHit hit
+    cdef int n, i, score, best, best_i, new_depth, reduction, child_irrev, bound
+    cdef int pv_node = beta - alpha > 1
+    cdef int orig_alpha
+    cdef int idx = st.hist_len + ply
+    cdef uint32_t code
+    cdef Move* m
+
+    st.pv_len[ply] = ply
+    if depth <= 0:
+        st.leaf_sum += ply
+        st.leaf_count += 1
+        return qsearch(st, b, c, alpha, beta, ply, QS_THREAT_EXT)
+    if out_of_time(st):
+        return 0
+    if ply > st.seldepth:
+        st.seldepth = ply
+
+    # draws: repetition (once is enough) and the rule counters
+    st.keys[idx] = b.hash
+    i = idx - 4
+    while i >= irrev:
+        if st.keys[i] == b.hash:
+            return 0
+        i -= 2
+    if counters_draw(&st.r, c):
+        return 0
+    if ply >= MAX_PLY - 2:
+        return evaluate(&st.ev, &st.r, b)
+
+    # mate distance pruning
+    if alpha < -(MATE_SCORE - ply):
+        alpha = -(MATE_SCORE - ply)
+    if beta > MATE_SCORE - ply - 1:
+        beta = MATE_SCORE - ply - 1
+    if alpha >= beta:
+        return alpha
+    orig_alpha = alpha
+
+    tt_probe(st.tt, st.tt_mask, b.hash, ply, &hit)
+    if hit.found and not pv_node and hit.depth >= depth:
+        if (hit.bound == BOUND_EXACT or (hit.bound == BOUND_LOWER and hit.score >= beta)
+                or (hit.bound == BOUND_UPPER and hit.score <= alpha)):
+            return hit.score
+
+    n = gen_captures(&st.r, b, moves)
+    if n == 0:
+        n = gen_quiet(&st.r, b, moves)
+        if n == 0:
+            return -(MATE_SCORE - ply)
+    if n == 1 and ext_left > 0:
+        depth += 1
+        ext_left -= 1
+    score_moves(st, b, moves, order, n, hit.move, ply)
+
+    best = -INF_SCORE
+    best_i = -1
+    for i in range(n):
+        pick_next(moves, order, i, n)
+        m = &moves[i]
+        make_move(b, m, &child)
+        next_counters(&st.r, b, m, &child, c, &cc)
+        child_irrev = irrev
+        if m.ncap or not ((b.kings >> m.frm) & 1):
+            child_irrev = idx + 1
+        new_depth = depth - 1
+        if i == 0:
+            score = -search(st, &child, &cc, new_depth, -beta, -alpha, ply + 1, child_irrev, ext_left)
+        else:
+            reduction = 0
+            if (depth >= 3 and i >= 2 + 2 * pv_node and m.ncap == 0 and not m.promote
+                    and order[i] < ORDER_KILLER2):
+                reduction = 1
+                if i >= 8 and depth >= 6:
+                    reduction = 2
+            score = -search(st, &child, &cc, new_depth - reduction, -alpha - 1, -alpha, ply + 1,
+                            child_irrev, ext_left)
+            if score > alpha and reduction and not st.aborted:
+                score = -search(st, &child, &cc, new_depth, -alpha - 1, -alpha, ply + 1,
+                                child_irrev, ext_left)
+            if score > alpha and score < beta and pv_node and not st.aborted:
+                score = -search(st, &child, &cc, new_depth, -beta, -alpha, ply + 1, child_irrev,
+                                ext_left)
+        if st.aborted:
+            return 0
+        if score > best:
+            best = score
+            best_i = i
+            if score > alpha:
+                alpha = score
+                update_pv(st, ply, m)
+                if alpha >= beta:
+                    if m.ncap == 0:
+                        reward_quiet(st, b, m, depth, ply)
+                    break
+
+    if best >= beta:
+        bound = BOUND_LOWER
+    elif best > orig_alpha:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    code = move_code(&moves[best_i]) if bound != BOUND_UPPER else 0
+    tt_store(st.tt, st.tt_mask, st.tt_gen, b.hash, ply, depth, bound, best, code)
+    return best
+
+
+cdef int search_root(SearchState* st, const Board* b, const Counters* c, int depth, int alpha,
+                     int beta) noexcept nogil:
+    """One iteration at the root; the best move found is st.pv[0] (st.pv_len[0] > 0)."""
+    cdef Move* moves = &st.moves[0]
+    cdef int* order = &st.order[0]
+    cdef Board child
+    cdef Counters cc
+    cdef TTHit hit
+    cdef int n, i, j, score, best, child_irrev, bound, orig_alpha = alpha
+    cdef uint32_t code, tt_move
+    cdef Move* m
+    cdef Move tm
+    cdef int ts
+
+    st.pv_len[0] = 0
+    st.nodes += 1
+    st.keys[st.hist_len] = b.hash
+    n = gen_moves(&st.r, b, moves)
+    if n == 0:
+        st.first_done = 1
+        return -MATE_SCORE
+    tt_probe(st.tt, st.tt_mask, b.hash, 0, &hit)
+    tt_move = hit.move
+    if st.root_best_key == b.hash and st.root_best_code:
+        tt_move = st.root_best_code
+    score_moves(st, b, moves, order, n, tt_move, 0)
+    # full sort by ordering score (stable enough for determinism: insertion sort)
+    for i in range(1, n):
+        j = i
+        while j > 0 and order[j] > order[j - 1]:
+            tm = moves[j]
+            moves[j] = moves[j - 1]
+            moves[j - 1] = tm
+            ts = order[j]
+            order[j] = order[j - 1]
+            order[j - 1] = ts
+            j -= 1
+    if st.helper and n > 2:
+        # a helper thread searches the moves after the first in a shuffled order
+        for i in range(n - 1, 1, -1):
+            st.rng ^= st.rng << 13
+            st.rng ^= st.rng >> 7
+            st.rng ^= st.rng << 17
+            j = 1 + <int>(st.rng % <uint64_t>i)
+            tm = moves[i]
+            moves[i] = moves[j]
+            moves[j] = tm
+
+    best = -INF_SCORE
+    for i in range(n):
+        m = &moves[i]
+        make_move(b, m, &child)
+        next_counters(&st.r, b, m, &child, c, &cc)
+        child_irrev = 0
+        if m.ncap or not ((b.kings >> m.frm) & 1):
+            child_irrev = st.hist_len + 1
+        if i == 0:
+            score = -search(st, &child, &cc, depth - 1, -beta, -alpha, 1, child_irrev, depth)
+        else:
+            score = -search(st, &child, &cc, depth - 1, -alpha - 1, -alpha, 1, child_irrev, depth)
+            if score > alpha and score < beta and not st.aborted:
+                score = -search(st, &child, &cc, depth - 1, -beta, -alpha, 1, child_irrev, depth)
+        if st.aborted:
+            break
+        st.first_done = 1
+        if score > best:
+            best = score
+            st.root_best = i
+            if score > alpha:
+                alpha = score
+            # the root PV: this move, then the child's line when it has one
+            st.pv_len[1] = st.pv_len[1] if score > orig_alpha else 1
+            update_pv(st, 0, m)
+            if alpha >= beta:
+                break
+    if st.aborted:
+        return best
+    if best >= beta:
+        bound = BOUND_LOWER
+    elif best > orig_alpha:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    code = move_code(&moves[st.root_best])
+    st.root_best_code = code
+    st.root_best_key = b.hash
+    tt_store(st.tt, st.tt_mask, st.tt_gen, b.hash, 0, depth, bound, best, code)
+    return best
+
+
+def score_to_hub(int score) -> float:
+    """Internal score -> Hub score in men (a win in n plies = 100 - n/100)."""
+    if score > MATE_BOUND:
+        return round(100.0 - (MATE_SCORE - score) / 100.0, 2)
+    if score < -MATE_BOUND:
+        return round(-100.0 + (MATE_SCORE + score) / 100.0, 2)
+    return round(score / 100.0, 2)
+
+
+cdef tuple _move_tuple(const Move* m):
+    return (SQ_OF_BIT[m.frm], SQ_OF_BIT[m.to], _squares_of(m.captured), bool(m.promote))
+
+
+cdef class Searcher:
+    """One search thread's state: killers, history, stacks; shares a TransTable with others."""
+    cdef SearchState st
+    cdef int stop_flag
+    cdef int keys_cap
+    cdef readonly CoreRules rules
+    cdef readonly TransTable tt
+
+    def __cinit__(self):
+        self.st.moves = NULL
+        self.st.order = NULL
+        self.st.pv = NULL
+        self.st.keys = NULL
+
+    def __init__(self, CoreRules rules, TransTable tt, dict weights):
+        self.rules = rules
+        self.tt = tt
+        self.st.r = rules.r
+        load_eval_params(&self.st.ev, weights, &rules.r)
+        self.st.moves = <Move*>malloc(MAX_PLY * MAX_MOVES * sizeof(Move))
+        self.st.order = <int*>malloc(MAX_PLY * MAX_MOVES * sizeof(int))
+        self.st.pv = <Move*>malloc((MAX_PLY + 1) * MAX_PLY * sizeof(Move))
+        self.keys_cap = 256 + MAX_PLY
+        self.st.keys = <uint64_t*>malloc(self.keys_cap * sizeof(uint64_t))
+        if not (self.st.moves and self.st.order and self.st.pv and self.st.keys):
+            raise MemoryError("cannot allocate the search stacks")
+        self.st.stop_flag = &self.stop_flag
+        self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
+        self.clear_heuristics()
+
+    def __dealloc__(self):
+        free(self.st.moves)
+        free(self.st.order)
+        free(self.st.pv)
+        free(self.st.keys)
+
+    def clear_heuristics(self) -> None:
+        """Forget killers, history and the last root move (new game)."""
+        memset(self.st.killers, 0, sizeof(self.st.killers))
+        memset(self.st.history, 0, sizeof(self.st.history))
+        self.st.root_best_code = 0
+        self.st.root_best_key = 0
+
+    def stop(self) -> None:
+        """End the running iterate() soon (callable from any thread)."""
+        hub_store_int(&self.stop_flag, 1)
+
+    def evaluate(self, CoreBoard board) -> int:
+        """Static evaluation of board for the side to move (a man = 100)."""
+        return evaluate(&self.st.ev, &self.st.r, &board.b)
+
+    def iterate(self, CoreBoard root, int depth, int alpha, int beta, history, tuple counters,
+                double deadline, long long node_limit, bint helper=False) -> tuple:
+        """Search root to `depth` plies with window (alpha, beta), without the GIL.
+
+        Returns (score, pv, nodes, completed, mean_depth, seldepth); score is fail-soft (<= alpha:
+        upper bound, >= beta: lower bound). stop() affects the iterate() call that is running.
+        """
+        cdef int h = len(history), i, score
+        cdef Counters c
+        cdef SearchState* st = &self.st
+        if depth < 1:
+            depth = 1
+        if depth > MAX_PLY - 32:
+            depth = MAX_PLY - 32
+        if h + MAX_PLY + 1 > self.keys_cap:
+            self.keys_cap = h + MAX_PLY + 64
+            free(st.keys)
+            st.keys = <uint64_t*>malloc(self.keys_cap * sizeof(uint64_t))
+            if st.keys == NULL:
+                raise MemoryError()
+        for i in range(h):
+            st.keys[i] = <uint64_t>history[i]
+        c.quiet, c.nocapcrown, c.cfg, c.cfg_plies = counters
+        st.hist_len = h
+        st.tt = self.tt.entries
+        st.tt_mask = self.tt.mask
+        st.tt_gen = self.tt.generation
+        st.nodes = 0
+        st.node_limit = <uint64_t>node_limit if node_limit > 0 else 0
+        st.deadline = deadline
+        st.aborted = 0
+        st.seldepth = 0
+        st.leaf_sum = 0
+        st.leaf_count = 0
+        st.helper = helper
+        st.first_done = 0
+        st.root_best = 0
+        hub_store_int(&self.stop_flag, 0)
+        with nogil:
+            score = search_root(st, &root.b, &c, depth, alpha, beta)
+        pv = []
+        if st.first_done:
+            for i in range(st.pv_len[0]):
+                pv.append(_move_tuple(&st.pv[i]))
+        mean = st.leaf_sum / st.leaf_count if st.leaf_count else 0.0
+        if not pv and st.aborted:
+            score = 0
+        return (score, pv, st.nodes, not st.aborted, mean, st.seldepth)
