@@ -71,7 +71,7 @@ cdef class TransTable:
     """A lockless transposition table of 2**log2_entries entries (16 bytes each)."""
     cdef TTEntry* entries
     cdef uint64_t mask         # bucket index mask
-    cdef int log2
+    cdef readonly int log2
     cdef public int generation
 
     def __cinit__(self):

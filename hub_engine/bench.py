@@ -1,0 +1,119 @@
+"""Search benchmark: fixed positions searched to a fixed depth; the node count is a signature.
+
+    >>> from hub_engine.bench import run_bench
+    >>> run_bench(depth=12)["nodes"]
+
+With threads=1 the node count is deterministic: it changes only when the search or evaluation
+behaves differently (as Stockfish's `bench`). Each position gets a fresh transposition table and
+fresh searchers; iterative deepening runs from depth 1 with a full window. With threads > 1,
+lazy-SMP helpers search the same root on the shared table while the main searcher deepens, and the
+total nodes of all threads are reported (not deterministic).
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from hub_engine.core import INF, Searcher, TransTable, eval_weights
+from hub_engine.position import Position
+from hub_engine.variants import get_variant
+
+DEFAULT_DEPTH = 14
+TT_LOG2 = 20
+
+# (variant, Hub position string or "start"): start positions, positions after random openings
+# (12 and 30 plies) and a king ending per family.
+POSITIONS: list[tuple[str, str]] = [
+    ("brazilian", "start"),
+    ("brazilian", "Webbbbebbbebbbweeweeweweewwewwwww"),
+    ("brazilian", "Wbebbbebebebeeeebeeeeewewweewewee"),
+    ("russian", "start"),
+    ("russian", "Wbbbbebebbbewbebbweewewwwwweewwww"),
+    ("russian", "Webebebeebbbeweeeeeeeeeewwweweewe"),
+    ("russian", "WeeeeeeeeeeeeeBeeeeWeeeeeeeeWeeee"),
+    ("portuguese", "start"),
+    ("portuguese", "Wbbbbbbbebeeeebbeweeewwwwewewweww"),
+    ("spanish", "WbbbbbbbbebeeeeeeeeeeewwewweewwBw"),
+    ("spanish", "WeebbeeebWebeeeeeeewewbwwweeeeewe"),
+    ("italian", "start"),
+    ("italian", "Wbbbbbebbebbebeeewbeewwwweewwewww"),
+    ("italian", "Wbebeebweweebeeeeeeeweeeeweweewew"),
+    ("english", "start"),
+    ("english", "Wbbbbbebbeeebeeweebeeeweewewwwwww"),
+    ("english", "WbebbeebeeeebwbeeeebeweeewweeweBe"),
+    ("english", "WeeeeeeBeeeeeeeeeeeeeWeeeeeeWeeee"),
+]
+
+
+def _position(variant: str, text: str) -> Position:
+    return Position.start(variant) if text == "start" else Position.from_hub(variant, text)
+
+
+def _helper_loop(searcher: Searcher, board, depth: int, counters: tuple, done: threading.Event,
+                 totals: list, slot: int) -> None:
+    d = 1
+    while not done.is_set():
+        r = searcher.iterate(board, min(d, depth + 2), -INF, INF, [], counters, 0.0, 0, True)
+        totals[slot] += r[2]
+        if not r[3]:
+            return
+        d += 1
+
+
+def search_position(variant: str, text: str, depth: int, threads: int = 1,
+                    tt_log2: int = TT_LOG2) -> dict:
+    """Iterative deepening to `depth` on one position; nodes of all threads, seconds, best move."""
+    v = get_variant(variant)
+    board = _position(v, text).board
+    counters = board.initial_counters()
+    tt = TransTable(tt_log2)
+    weights = eval_weights(v.name)
+    main = Searcher(v.core_rules, tt, weights)
+    helpers = [Searcher(v.core_rules, tt, weights) for _ in range(threads - 1)]
+    totals = [0] * len(helpers)
+    done = threading.Event()
+    workers = [threading.Thread(target=_helper_loop, args=(h, board, depth, counters, done, totals, i),
+                                daemon=True) for i, h in enumerate(helpers)]
+    t0 = time.perf_counter()
+    for w in workers:
+        w.start()
+    nodes = 0
+    result = None
+    for d in range(1, depth + 1):
+        result = main.iterate(board, d, -INF, INF, [], counters, 0.0, 0)
+        nodes += result[2]
+    done.set()
+    for h in helpers:
+        h.stop()
+    for w in workers:
+        w.join()
+    seconds = time.perf_counter() - t0
+    score, pv = result[0], result[1]
+    return {"variant": variant, "position": text, "nodes": nodes + sum(totals),
+            "main_nodes": nodes, "seconds": seconds, "score": score,
+            "best": pv[0] if pv else None}
+
+
+def run_bench(depth: int = DEFAULT_DEPTH, threads: int = 1) -> dict:
+    """Search every bench position to `depth`; total nodes, seconds, nps and per-position rows."""
+    rows = [search_position(var, text, depth, threads) for var, text in POSITIONS]
+    nodes = sum(r["nodes"] for r in rows)
+    seconds = sum(r["seconds"] for r in rows)
+    return {"depth": depth, "threads": threads, "nodes": nodes, "seconds": seconds,
+            "nps": nodes / seconds if seconds > 0 else 0.0, "positions": rows}
+
+
+def main(depth: int = DEFAULT_DEPTH, threads: int = 1) -> dict:
+    """Print one line per position, then `nodes=<N> time=<s> nps=<n>`."""
+    res = run_bench(depth, threads)
+    for r in res["positions"]:
+        nps = r["nodes"] / r["seconds"] if r["seconds"] > 0 else 0
+        print(f"{r['variant']:<10} {r['position']:<33} nodes={r['nodes']} "
+              f"time={r['seconds']:.3f} nps={nps:.0f} score={r['score']}")
+    print(f"nodes={res['nodes']} time={res['seconds']:.3f} nps={res['nps']:.0f}")
+    return res
+
+
+if __name__ == "__main__":
+    import sys
+    main(*(int(a) for a in sys.argv[1:3]))
