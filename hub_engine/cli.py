@@ -55,6 +55,13 @@ def cmd_perft(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from hub_engine import bench
+
+    bench.main(depth=args.depth, threads=args.threads)
+    return 0
+
+
 def cmd_hub(args: argparse.Namespace) -> int:
     from hub_engine.engine import Engine
     from protocol import run
@@ -78,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     perft.add_argument("--depth", type=int, required=True)
     perft.add_argument("--divide", action="store_true", help="first print each root move's count")
     perft.add_argument("--only", action="store_true", help="only the last depth")
+
+    from hub_engine.bench import DEFAULT_DEPTH
+
+    bench = sub.add_parser("bench", help="search fixed positions to a fixed depth: nodes and nps")
+    bench.add_argument("--depth", type=int, default=DEFAULT_DEPTH)
+    bench.add_argument("--threads", type=int, default=1)
     return p
 
 
@@ -85,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.log_level, args.log_file)
     command = args.command or "hub"
-    handlers = {"hub": cmd_hub, "perft": cmd_perft}
+    handlers = {"hub": cmd_hub, "perft": cmd_perft, "bench": cmd_bench}
     try:
         return handlers[command](args)
     except (ValueError, KeyError) as exc:

@@ -14,12 +14,10 @@ from typing import Callable
 from loguru import logger
 
 from hub_engine import __version__
-from hub_engine.core import INF, MATE, Searcher, TransTable, score_to_hub
-from hub_engine.notation import format_move
+from hub_engine.core import INF, MATE, Searcher, TransTable, eval_weights, score_to_hub
 from hub_engine.position import Game, IllegalMoveError, Position
 from hub_engine.timeman import Budget, Stability, budget
 from hub_engine.variants import VARIANTS, Variant, get_variant
-from hub_engine.weights import load_weights
 from protocol import Info, Limits, ParamSpec, SearchResult
 
 MAX_DEPTH = 100
@@ -109,7 +107,7 @@ class Engine:
             self._tt = TransTable(self.tt_log2)
         elif self._tt.log2 != self.tt_log2:
             self._tt.resize(self.tt_log2)
-        weights = load_weights(self.variant.name)
+        weights = eval_weights(self.variant.name)
         self._searchers = [Searcher(self.variant.core_rules, self._tt, weights)
                            for _ in range(self.threads)]
         self._searchers_variant = self.variant.name
@@ -175,6 +173,7 @@ class Engine:
         self._halt.clear()
         self._ponder_hit.clear()
         self._ready()
+        self._tt.new_search()
         root = self.game.position
         legal = root.legal_moves()
         if not legal:
@@ -263,6 +262,8 @@ class Engine:
             alpha, beta = -INF, INF
         used = 0
         while True:
+            if depth > 1 and self._halt.is_set():
+                return (guess, [], False, 0.0), used
             score, pv, nodes, completed, mean_depth, _sel = searcher.iterate(
                 root.board, depth, alpha, beta, history, counters, deadline,
                 max(1, node_limit - used) if node_limit else 0)
