@@ -1,0 +1,261 @@
+"""Search: forced wins, shots, drawn endings, repetition, draw counters, limits, threads."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from hub_engine.core import INF, MATE, TransTable, score_to_hub
+from hub_engine.position import Position
+
+from search_helpers import board_of, deepen, make_searcher
+
+VARIANTS = ["brazilian", "russian", "portuguese", "spanish", "italian", "english"]
+
+# Forced wins in 5 plies (the loser has no move after the winner's third move), found and checked
+# by an independent brute-force solver over legal_moves() (no draw rules involved at this length).
+MATE_IN_5 = {
+    "brazilian": "Weeeeweeeeeeeeeeebeeeeeeeeeeeeewe",    # the man on 24 crowns and the king wins
+    "russian": "Weeeeweeeeeeeeeeebeeeeeeeeeeeeewe",
+    "portuguese": "Weeeeeeebeeeweeeeeeeeeeeeeeeeeeww",
+    "spanish": "Weeeeeeebeeeweeeeeeeeeeeeeeeeeeww",
+    "italian": "Weeeeeeebeeeweeeeeeeeeeeeeeeeeeww",
+    "english": "Weeeebeeeweeeeeeeeeeeeeeeeeeewwee",
+}
+
+# Shots: the best move is a quiet move that gives a man (the reply is a forced capture) and wins
+# material back with interest (found with an independent 4-ply material search, then confirmed).
+SHOTS = [
+    ("brazilian", "Wbebebebeeweeweebweeebbewewweeeew", (11, 15)),
+    ("russian", "Weeebeebeeebweebewebwbeeweweeeeew", (23, 27)),
+    ("portuguese", "Webeeebeeweweeebweeeeebeeeeeeewee", (23, 27)),
+    ("spanish", "Webeeebeeweweeebweeeeebeeeeeeewee", (23, 27)),
+    ("italian", "Webbbbeeeebeebweeweewbeweeeweweew", (0, 4)),
+    ("english", "Wbbbeeeebeebeeewbweewewebeweeweew", (0, 4)),
+]
+
+
+def legal_keys(board):
+    return [(f, t, c, bool(p)) for f, t, c, p, _k in board.legal_moves()]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_forced_win_found_with_exact_distance(variant):
+    score, pv, nodes, completed, mean_depth, seldepth = deepen(variant, MATE_IN_5[variant], 9)
+    assert score == MATE - 5
+    assert score_to_hub(score) == pytest.approx(99.95)
+    assert pv and pv[0] in legal_keys(board_of(variant, MATE_IN_5[variant]))
+    assert completed and nodes > 0 and seldepth >= 5 and mean_depth >= 0
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_forced_loss_seen_from_the_other_side(variant):
+    # after the winner's first move, the defender's best is still a loss in 4 plies
+    b = board_of(variant, MATE_IN_5[variant])
+    frm, to, caps, promote = deepen(variant, b, 7)[1][0]
+    child = b.play(frm, to, caps, promote)
+    assert deepen(variant, child, 8)[0] == -(MATE - 4)
+
+
+@pytest.mark.parametrize("variant,text,move", SHOTS)
+def test_shot_sacrifice_then_take_more(variant, text, move):
+    b = board_of(variant, text)
+    assert not any(c for _f, _t, c, _p in legal_keys(b)), "no capture at the root"
+    score, pv, *_ = deepen(variant, b, 8)
+    assert pv[0][:2] == move
+    child = b.play(*pv[0])
+    assert all(c for _f, _t, c, _p in legal_keys(child)), "the reply is a forced capture"
+    assert score >= 80, "the shot wins at least a man's worth"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_lone_king_against_lone_king_is_a_draw(variant):
+    b = Position.from_hub(variant, "W" + "e" * 5 + "W" + "e" * 20 + "B" + "e" * 5).board
+    assert [len(x) for x in b.pieces()] == [0, 1, 0, 1]
+    score = deepen(variant, b, 10)[0]
+    assert abs(score) <= 20
+
+
+@pytest.mark.parametrize("variant", ["russian", "brazilian", "portuguese", "spanish"])
+def test_flying_two_kings_cannot_beat_one(variant):
+    # two kings (0, 7) against the king on 26, side 0 to move, no capture
+    b0 = board_of(variant)
+    b = b0.__class__(b0.rules, 0, (), (0, 7), (), (26,))
+    assert not any(c for _f, _t, c, _p in legal_keys(b))
+    score = deepen(variant, b, 12)[0]
+    assert abs(score) <= 40
+
+
+def test_three_kings_against_a_king_on_the_long_diagonal_is_a_draw():
+    b0 = board_of("russian")
+    b = b0.__class__(b0.rules, 0, (), (7, 24, 30), (), (0,))
+    score = deepen("russian", b, 10)[0]
+    assert abs(score) < 100, "far below the 6 men of material"
+
+
+def test_short_kings_two_against_one_is_better_for_the_two():
+    b0 = board_of("english")
+    b = b0.__class__(b0.rules, 0, (), (7, 8), (), (26,))
+    assert deepen("english", b, 8)[0] > 100
+
+
+def test_no_legal_move_is_a_loss():
+    b0 = board_of("english")
+    # side 0's only man (on 0) is blocked: 4 is taken and cannot be jumped (9 is occupied)
+    b = b0.__class__(b0.rules, 0, (0,), (), (4, 9, 10), ())
+    assert b.legal_moves() == []
+    s = make_searcher("english")
+    score, pv, nodes, completed, *_ = s.iterate(b, 3, -INF, INF, [], b.initial_counters(), 0.0, 0)
+    assert score == -MATE and pv == [] and completed
+
+
+def test_repetition_with_the_game_history_is_a_draw():
+    # english: one king (side 0) against two; side 0 is worse, but can repeat a position
+    b0 = board_of("english")
+    q0 = b0.__class__(b0.rules, 1, (), (0,), (), (21, 30))
+    q1 = q0.play(30, 26)
+    q2 = q1.play(0, 4)
+    root = q2.play(26, 30)
+    history = [q0.zobrist, q1.zobrist, q2.zobrist]
+    plain = deepen("english", root, 6)
+    assert plain[0] < -50
+    score, pv, *_ = deepen("english", root, 6, history=history)
+    assert score == 0
+    assert pv[0][:2] == (4, 0)
+
+
+def test_draw_counter_at_its_limit_scores_zero():
+    b0 = board_of("english")
+    b = b0.__class__(b0.rules, 0, (), (7, 8), (), (26,))
+    assert not any(c for _f, _t, c, _p in legal_keys(b))
+    assert b.counters_draw((80, 0, 0, 0)) == 1
+    assert deepen("english", b, 6)[0] > 100
+    score = deepen("english", b, 6, counters=(79, 0, 0, 0))[0]
+    assert score == 0
+
+
+def test_deadline_is_honoured():
+    s = make_searcher("russian")
+    b = board_of("russian")
+    t0 = time.monotonic()
+    score, pv, nodes, completed, *_ = s.iterate(b, 60, -INF, INF, [], b.initial_counters(),
+                                                t0 + 0.2, 0)
+    elapsed = time.monotonic() - t0
+    assert not completed
+    assert elapsed < 0.2 + 0.3
+    assert pv == [] or pv[0] in legal_keys(b)
+
+
+def test_node_limit_is_honoured():
+    s = make_searcher("brazilian")
+    b = board_of("brazilian")
+    score, pv, nodes, completed, *_ = s.iterate(b, 40, -INF, INF, [], b.initial_counters(), 0.0,
+                                                20000)
+    assert not completed
+    assert 20000 <= nodes <= 20000 + 2
+
+
+def test_incomplete_iteration_keeps_the_best_root_move():
+    s = make_searcher("russian")
+    b = board_of("russian")
+    for d in range(1, 9):
+        s.iterate(b, d, -INF, INF, [], b.initial_counters(), 0.0, 0)
+    # the next depth, cut off early: the TT move is searched first and finished quickly
+    score, pv, nodes, completed, *_ = s.iterate(b, 30, -INF, INF, [], b.initial_counters(), 0.0,
+                                                3000)
+    assert not completed
+    assert pv == [] or pv[0] in legal_keys(b)
+
+
+def test_stop_from_another_thread():
+    s = make_searcher("russian")
+    b = board_of("russian")
+    out = {}
+
+    def run():
+        out["r"] = s.iterate(b, 60, -INF, INF, [], b.initial_counters(), 0.0, 0)
+
+    th = threading.Thread(target=run)
+    th.start()
+    time.sleep(0.15)
+    t0 = time.monotonic()
+    s.stop()
+    th.join(timeout=2.0)
+    assert not th.is_alive()
+    assert time.monotonic() - t0 < 0.5
+    assert out["r"][3] is False
+
+
+def test_fail_low_and_fail_high_bounds():
+    b = board_of("russian")
+    exact = deepen("russian", b, 7)[0]
+    s = make_searcher("russian")
+    for d in range(1, 7):
+        s.iterate(b, d, -INF, INF, [], b.initial_counters(), 0.0, 0)
+    hi = s.iterate(b, 7, exact + 50, exact + 51, [], b.initial_counters(), 0.0, 0)[0]
+    lo = s.iterate(b, 7, exact - 51, exact - 50, [], b.initial_counters(), 0.0, 0)[0]
+    assert hi <= exact + 50
+    assert lo >= exact - 50
+
+
+def test_mate_scores_survive_the_table():
+    variant = "russian"
+    tt = TransTable(16)
+    s = make_searcher(variant, tt)
+    b = board_of(variant, MATE_IN_5[variant])
+    for d in range(1, 10):
+        r = s.iterate(b, d, -INF, INF, [], b.initial_counters(), 0.0, 0)
+    assert r[0] == MATE - 5
+    s.clear_heuristics()
+    again = s.iterate(b, 9, -INF, INF, [], b.initial_counters(), 0.0, 0)
+    assert again[0] == MATE - 5
+    tt.clear()
+    tt.resize(12)
+    assert tt.log2 == 12
+
+
+def test_score_to_hub():
+    assert score_to_hub(135) == pytest.approx(1.35)
+    assert score_to_hub(-20) == pytest.approx(-0.2)
+    assert score_to_hub(MATE - 7) == pytest.approx(99.93)
+    assert score_to_hub(-(MATE - 7)) == pytest.approx(-99.93)
+    assert INF > MATE
+
+
+def test_bench_node_count_is_deterministic():
+    from hub_engine.bench import run_bench
+
+    a = run_bench(depth=8)
+    b = run_bench(depth=8)
+    assert a["nodes"] == b["nodes"] > 0
+    assert len(a["positions"]) >= 12
+
+
+def test_lazy_smp_two_threads_share_one_table():
+    tt = TransTable(20)
+    b = board_of("brazilian")
+    searchers = [make_searcher("brazilian", tt) for _ in range(2)]
+    results: list = [None, None]
+    times: list = [0.0, 0.0]
+
+    def run(i):
+        t0 = time.perf_counter()
+        total, r = 0, None
+        for d in range(1, 15):
+            r = searchers[i].iterate(b, d, -INF, INF, [], b.initial_counters(), 0.0, 0, i == 1)
+            total += r[2]
+        times[i] = time.perf_counter() - t0
+        results[i] = (r, total)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    legal = legal_keys(b)
+    for i in range(2):
+        r, total = results[i]
+        assert r[3] and r[1] and r[1][0] in legal
+        print(f"thread {i}: nodes={total} nps={total / times[i]:.0f}")
+    print(f"total nps={sum(t for _r, t in results) / max(times):.0f}")
