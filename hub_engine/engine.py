@@ -291,7 +291,7 @@ class Engine:
             return True
         if mode == "think" and abs(score) >= MATE - 1000 and depth > MATE - abs(score) + 2:
             return True    # a proven result does not get better with depth
-        if self._budget.soft is None or not self._ponder_hit.is_set():
+        if self._budget.soft is None or self._budget.exact or not self._ponder_hit.is_set():
             return False
         elapsed = time.monotonic() - self._clock_start
         return elapsed > self._budget.soft * factor * 0.55

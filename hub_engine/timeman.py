@@ -22,14 +22,15 @@ class Budget:
 
     soft: float | None
     hard: float | None
+    exact: bool = False    # move-time: spend it all; only the hard limit ends the search
 
 
 def budget(move_time: float | None = None, time: float | None = None, inc: float | None = None,
            moves: int | None = None) -> Budget:
     """The time this move may use."""
     if move_time is not None:
-        hard = max(MIN_THINK, move_time - SAFETY)
-        return Budget(hard, hard)
+        hard = max(MIN_THINK, move_time - min(SAFETY, 0.25 * move_time))
+        return Budget(hard, hard, exact=True)
     if time is None:
         return Budget(None, None)
     inc = max(0.0, inc or 0.0)
