@@ -1,0 +1,515 @@
+"""Engine-vs-engine matches over the Hub protocol: `python -m hub_engine.match` (or `hub-engine match`).
+
+Two Hub engines, each given as a command line, play games from a set of varied openings, each
+opening once with each colour. The runner speaks Hub itself over raw pipes: `hub` / `wait`,
+`set-param`, `init` / `ready`, `new-game`, and per move `pos pos=<initial position> moves="<all
+moves>"`, one `level` line, `go think`, then it reads until `done`. Our rules (hub_engine.Game)
+adjudicate: an illegal or missing move loses, no legal move loses, Game.draw_reason() draws, and a
+game longer than --max-plies is a draw. A move that comes later than its limit plus --tolerance
+loses on time; an engine that does not answer by then is killed (and restarted for the next game),
+so a hung engine forfeits instead of hanging the match.
+
+Result line, from the first engine's view: `wins=W draws=D losses=L score=S%  elo=E +/- M (95%)`.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import queue
+import random
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from hub_engine.position import Game, IllegalMoveError
+from hub_engine.notation import NotationError
+from hub_engine.variants import VARIANTS, get_variant
+
+HANDSHAKE_TIMEOUT = 20.0    # seconds for `hub` -> `wait` and `init` -> `ready`
+
+
+# --- statistics ------------------------------------------------------------------------------
+
+def score_to_elo(score: float) -> float:
+    """Elo difference of an expected score in (0, 1): -400 * log10(1/score - 1)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def elo_stats(results: list[float]) -> tuple[float, float, float]:
+    """(score, elo, margin) of per-game results (1, 0.5 or 0) from the first engine's view.
+
+    score mu = mean of the results; elo = -400 * log10(1/mu - 1).
+    The error is the standard error of the mean of the per-game results,
+    sigma = sqrt(sum((x_i - mu)^2) / N) / sqrt(N), and the 95% margin is half the width of the
+    interval mu +/- 1.96 sigma mapped through the same Elo formula:
+    margin = (elo(mu + 1.96 sigma) - elo(mu - 1.96 sigma)) / 2  (as cutechess-cli reports it).
+    It is infinite when the interval reaches a score of 0 or 1 (e.g. all games won).
+    """
+    n = len(results)
+    if n == 0:
+        return 0.5, 0.0, math.inf
+    mu = sum(results) / n
+    var = sum((x - mu) ** 2 for x in results) / n
+    dev = 1.959964 * math.sqrt(var / n)
+    lo, hi = mu - dev, mu + dev
+    if lo <= 0.0 or hi >= 1.0:
+        margin = math.inf
+    else:
+        margin = (score_to_elo(hi) - score_to_elo(lo)) / 2.0
+    return mu, score_to_elo(mu), margin
+
+
+def summary_line(results: list[float]) -> str:
+    w = sum(1 for x in results if x == 1.0)
+    d = sum(1 for x in results if x == 0.5)
+    loss = sum(1 for x in results if x == 0.0)
+    mu, elo, margin = elo_stats(results)
+    return (f"wins={w} draws={d} losses={loss} score={100.0 * mu:.1f}%  "
+            f"elo={elo + 0.0:+.1f} +/- {margin:.1f} (95%)")
+
+
+# --- Hub client ------------------------------------------------------------------------------
+
+class EngineError(Exception):
+    """The engine broke the protocol, crashed or did not answer in time."""
+
+
+class HubClient:
+    """One engine process spoken to over stdin/stdout; stderr goes to a file or nowhere."""
+
+    def __init__(self, command: str, name: str, variant: str, params: list[tuple[str, str]],
+                 stderr=None):
+        self.command = command
+        self.name = name
+        self.variant = variant
+        self.params = params
+        self.stderr = stderr
+        self.proc: subprocess.Popen | None = None
+        self.lines: queue.Queue = queue.Queue()
+        self.id_name = name
+
+    # process ------------------------------------------------------------------------------
+    def start(self) -> None:
+        self.proc = subprocess.Popen(shlex.split(self.command), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.stderr or subprocess.DEVNULL,
+                                     text=True, bufsize=1)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._reader, args=(self.proc, self.lines), daemon=True).start()
+        self.send("hub")
+        declared_variant = False
+        for line in self._until(lambda l: l == "wait", HANDSHAKE_TIMEOUT, "wait"):
+            words = line.split()
+            if words and words[0] == "id":
+                for w in words[1:]:
+                    if w.startswith("name="):
+                        self.id_name = w[5:].strip('"')
+            if words[:1] == ["param"] and "name=variant" in words:
+                declared_variant = True
+        if declared_variant:
+            self.send(f"set-param name=variant value={self.variant}")
+        for name, value in self.params:
+            self.send(f"set-param name={name} value={value}")
+        self.send("init")
+        list(self._until(lambda l: l == "ready", HANDSHAKE_TIMEOUT, "ready"))
+
+    @staticmethod
+    def _reader(proc: subprocess.Popen, lines: queue.Queue) -> None:
+        try:
+            for line in proc.stdout:
+                lines.put(line.rstrip("\r\n"))
+        except (OSError, ValueError):
+            pass
+        lines.put(None)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def ensure_started(self) -> None:
+        if not self.alive():
+            self.kill()
+            self.start()
+
+    def kill(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        self.proc = None
+
+    def quit(self) -> None:
+        if self.alive():
+            try:
+                self.send("quit")
+                self.proc.wait(timeout=2)
+            except (EngineError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    # lines --------------------------------------------------------------------------------
+    def send(self, line: str) -> None:
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError, AttributeError) as exc:
+            raise EngineError(f"cannot write to the engine ({exc.__class__.__name__})") from None
+
+    def _until(self, stop, timeout: float, what: str):
+        """Yield lines until stop(line) is true (that line too); EngineError on EOF or timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise EngineError(f"no '{what}' within {timeout:.2f} s")
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                raise EngineError(f"no '{what}' within {timeout:.2f} s") from None
+            if line is None:
+                code = self.proc.poll() if self.proc else None
+                raise EngineError(f"engine exited (code {code}) while waiting for '{what}'")
+            line = line.strip()
+            yield line
+            if stop(line):
+                return
+
+    # game ---------------------------------------------------------------------------------
+    def new_game(self) -> None:
+        self.send("new-game")
+
+    def go(self, start_pos: str, moves: list[str], level: str, timeout: float) -> tuple[str, float]:
+        """Send pos/level/go think; return (move, seconds from `go` to `done`)."""
+        while True:                     # drop stale output (e.g. info lines after a late done)
+            try:
+                if self.lines.get_nowait() is None:
+                    raise EngineError("engine exited")
+            except queue.Empty:
+                break
+        self.send(f'pos pos={start_pos} moves="{" ".join(moves)}"')
+        self.send(f"level {level}")
+        t0 = time.monotonic()
+        self.send("go think")
+        done = None
+        for line in self._until(lambda l: l.split()[:1] == ["done"], timeout, "done"):
+            done = line
+        elapsed = time.monotonic() - t0
+        move = None
+        for word in done.split()[1:]:
+            if word.startswith("move="):
+                move = word[5:].strip('"')
+        if not move:
+            raise EngineError(f"no move in '{done}'")
+        return move, elapsed
+
+
+# --- openings --------------------------------------------------------------------------------
+
+def random_openings(variant: str, count: int, plies: int, seed: int) -> list[list[str]]:
+    """count distinct openings of `plies` random legal plies from the start (fixed seed)."""
+    rng = random.Random(seed)
+    found: list[list[str]] = []
+    seen: set[tuple[str, ...]] = set()
+    tries = 0
+    while len(found) < count and tries < count * 200:
+        tries += 1
+        game = Game(variant)
+        line: list[str] = []
+        for _ in range(plies):
+            legal = game.legal_moves()
+            if not legal or game.draw_reason():
+                break
+            m = rng.choice(legal)
+            game.play(m)
+            line.append(str(m))
+        if len(line) < plies or not game.legal_moves() or tuple(line) in seen:
+            continue
+        seen.add(tuple(line))
+        found.append(line)
+    while len(found) < count:          # fewer distinct lines than asked: reuse them
+        found.append(list(found[len(found) % max(1, len(found))]) if found else [])
+    return found
+
+
+def read_openings(path: str, variant: str) -> list[list[str]]:
+    """One opening a line: Hub moves from the start separated by spaces; # starts a comment."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for raw in f:
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            moves = line.replace(",", " ").split()
+            game = Game(variant)
+            for m in moves:
+                game.play(m)           # raises on an illegal line: better than a silent bad set
+            out.append([str(m) for m in game.moves])
+    return out
+
+
+# --- one game --------------------------------------------------------------------------------
+
+@dataclass
+class TimeControl:
+    move_time: float | None = None
+    time: float | None = None
+    inc: float = 0.0
+    tolerance: float = 0.5
+
+
+@dataclass
+class GameRecord:
+    number: int
+    opening: list[str]
+    white: str                       # engine label playing the first mover's side
+    black: str
+    moves: list[str] = field(default_factory=list)
+    result: str = "*"                # '1-0' (first mover won), '0-1', '1/2-1/2'
+    reason: str = ""
+    first_engine_side: int = 0       # 0 when engine1 played the first mover
+    max_time: tuple[float, float] = (0.0, 0.0)   # longest move per side (first mover, second)
+    problem: str = ""                # illegal move / crash / time loss, for the log
+
+    def score_engine1(self) -> float:
+        if self.result == "1/2-1/2":
+            return 0.5
+        first_won = self.result == "1-0"
+        return 1.0 if first_won == (self.first_engine_side == 0) else 0.0
+
+
+def play_game(number: int, variant: str, opening: list[str], engines: tuple[HubClient, HubClient],
+              tc: TimeControl, max_plies: int) -> GameRecord:
+    """engines[0] plays the variant's first mover (the side on layout 21..32)."""
+    game = Game(variant)
+    start_pos = game.position.hub()
+    for m in opening:
+        game.play(m)
+    rec = GameRecord(number, list(opening), engines[0].name, engines[1].name)
+    rec.moves = [str(m) for m in game.moves]
+    clocks = [tc.time or 0.0, tc.time or 0.0]
+    max_time = [0.0, 0.0]
+    for e in engines:
+        e.ensure_started()
+        e.new_game()
+    loser: int | None = None
+    while True:
+        side = game.position.side
+        if not game.legal_moves():
+            loser, rec.reason = side, "no legal move"
+            break
+        why = game.draw_reason()
+        if why:
+            rec.result, rec.reason = "1/2-1/2", why
+            break
+        if len(rec.moves) >= max_plies:
+            rec.result, rec.reason = "1/2-1/2", f"max plies ({max_plies})"
+            break
+        eng = engines[side]
+        if tc.move_time is not None:
+            level, allowed = f"move-time={tc.move_time:g}", tc.move_time
+        else:
+            level = f"time={max(0.0, clocks[side]):.3f} inc={tc.inc:g}"
+            allowed = max(0.0, clocks[side]) + tc.inc
+        try:
+            text, used = eng.go(start_pos, rec.moves, level, allowed + tc.tolerance)
+        except EngineError as exc:
+            eng.kill()                 # restarted at the next game
+            loser, rec.reason = side, f"{eng.name}: {exc}"
+            rec.problem = f"{rec.reason} at ply {len(rec.moves)} pos={game.position.hub()}"
+            break
+        max_time[side] = max(max_time[side], used)
+        if used > allowed + tc.tolerance:
+            loser, rec.reason = side, f"{eng.name}: time ({used:.3f} s > {allowed:.3f} s)"
+            rec.problem = f"{rec.reason} at ply {len(rec.moves)}"
+            break
+        if tc.move_time is None:
+            clocks[side] = max(0.0, clocks[side] + tc.inc - used)
+        try:
+            move = game.play(text)
+        except (IllegalMoveError, NotationError, ValueError) as exc:
+            loser, rec.reason = side, f"{eng.name}: illegal move {text!r} ({exc})"
+            rec.problem = f"{rec.reason} at ply {len(rec.moves)} pos={game.position.hub()}"
+            break
+        rec.moves.append(str(move))
+    if loser is not None:
+        rec.result = "0-1" if loser == 0 else "1-0"
+    rec.max_time = (max_time[0], max_time[1])
+    return rec
+
+
+def pdn_text(rec: GameRecord, variant: str, event: str) -> str:
+    from hub_engine.pdn import movetext, pdn_move_text, write_pdn_tags
+
+    v = get_variant(variant)
+    game = Game(v)
+    pieces = []
+    for i, m in enumerate(rec.moves):
+        move = game.play(m)
+        pieces.append((f"{i // 2 + 1}." if i % 2 == 0 else "", pdn_move_text(move)))
+    pieces.append(("", rec.result))
+    first, second = (rec.white, rec.black)
+    if v.first_mover != "white":
+        first, second = second, first
+    tags = {"Event": event, "Round": str(rec.number), "White": first, "Black": second,
+            "Result": rec.result, "GameType": str(v.gametype), "Termination": rec.reason}
+    return write_pdn_tags(tags) + "\n" + movetext(pieces) + "\n\n"
+
+
+# --- the match -------------------------------------------------------------------------------
+
+def parse_params(items: list[str] | None) -> list[tuple[str, str]]:
+    out = []
+    for item in items or []:
+        if "=" not in item:
+            raise SystemExit(f"match: error: bad parameter {item!r} (name=value)")
+        name, value = item.split("=", 1)
+        out.append((name.strip(), value.strip()))
+    return out
+
+
+def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
+    """Play the match described by args; print a line per game and the summary; return results."""
+    variant = get_variant(args.variant).name
+    n_games = max(2, args.games + (args.games % 2))
+    n_open = n_games // 2
+    if args.openings:
+        openings = read_openings(args.openings, variant)
+        openings = [openings[i % len(openings)] for i in range(n_open)]
+    else:
+        openings = random_openings(variant, n_open, args.opening_plies, args.seed)
+    tc = TimeControl(args.move_time, args.time, args.inc or 0.0, args.tolerance)
+    if tc.move_time is None and tc.time is None:
+        tc.move_time = 1.0
+    params = (parse_params(args.param1), parse_params(args.param2))
+    stderr = open(args.engine_stderr, "a") if args.engine_stderr else None
+    names = (args.name1 or "engine1", args.name2 or "engine2")
+    lock = threading.Lock()
+    results: dict[int, float] = {}
+    records: list[GameRecord] = []
+    local = threading.local()
+    workers: list[tuple[HubClient, HubClient]] = []
+
+    def engines_of_thread() -> tuple[HubClient, HubClient]:
+        if not hasattr(local, "pair"):
+            local.pair = (HubClient(args.engine1, names[0], variant, params[0], stderr),
+                          HubClient(args.engine2, names[1], variant, params[1], stderr))
+            with lock:
+                workers.append(local.pair)
+        return local.pair
+
+    def one(i: int) -> None:
+        e1, e2 = engines_of_thread()
+        opening = openings[i // 2]
+        swap = i % 2 == 1
+        pair = (e2, e1) if swap else (e1, e2)
+        try:
+            rec = play_game(i + 1, variant, opening, pair, tc, args.max_plies)
+        except EngineError as exc:       # could not even start an engine: that side forfeits
+            rec = GameRecord(i + 1, opening, pair[0].name, pair[1].name)
+            failed = 0 if not pair[0].alive() else 1
+            rec.result = "0-1" if failed == 0 else "1-0"
+            rec.reason = rec.problem = f"{pair[failed].name}: {exc}"
+        rec.first_engine_side = 1 if swap else 0
+        s = rec.score_engine1()
+        with lock:
+            results[i] = s
+            records.append(rec)
+            done = [results[k] for k in sorted(results)]
+            t = " ".join(f"{x:.1f}" for x in rec.max_time)
+            print(f"game {i + 1:3d}/{n_games} {rec.white} - {rec.black} {rec.result:7s} "
+                  f"[{rec.reason}] plies={len(rec.moves)} opening=\"{' '.join(opening)}\" "
+                  f"maxtime={t}  | {summary_line(done)}", file=out, flush=True)
+            if rec.problem:
+                print(f"  PROBLEM game {i + 1}: {rec.problem}", file=out, flush=True)
+            if args.pdn_output:
+                with open(args.pdn_output, "a", encoding="utf-8") as f:
+                    f.write(pdn_text(rec, variant, f"hub-engine match {names[0]} vs {names[1]}"))
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
+            for fut in [pool.submit(one, i) for i in range(n_games)]:
+                fut.result()
+    finally:
+        for pair in workers:
+            for e in pair:
+                e.quit()
+        if stderr:
+            stderr.close()
+    final = [results[k] for k in sorted(results)]
+    print(f"{names[0]} vs {names[1]} ({variant}, {n_games} games): {summary_line(final)}",
+          file=out, flush=True)
+    return final
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--variant", default="brazilian", choices=sorted(VARIANTS))
+    p.add_argument("--engine1", default="python3 -m hub_engine",
+                   help="command line of the first engine (results are from its view)")
+    p.add_argument("--engine2", default="python3 -m hub_engine", help="command line of the second engine")
+    p.add_argument("--name1", help="label of engine 1 (default engine1)")
+    p.add_argument("--name2", help="label of engine 2 (default engine2)")
+    p.add_argument("--games", type=int, default=2,
+                   help="number of games, rounded up to even: each opening is played twice, "
+                        "once with each colour (default 2)")
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument("--move-time", type=float, help="seconds per move (default 1)")
+    limit.add_argument("--time", type=float, help="clock per engine in seconds (with --inc)")
+    p.add_argument("--inc", type=float, default=0.0, help="increment per move in seconds, added "
+                                                          "before the move")
+    p.add_argument("--tolerance", type=float, default=0.5,
+                   help="seconds a move may exceed its limit before it loses on time (default 0.5)")
+    p.add_argument("--param1", action="append", metavar="NAME=VALUE",
+                   help="set-param for engine 1 (repeatable), e.g. threads=1")
+    p.add_argument("--param2", action="append", metavar="NAME=VALUE", help="set-param for engine 2")
+    p.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the random openings (default 1)")
+    p.add_argument("--opening-plies", type=int, default=4,
+                   help="random legal plies from the start per opening (default 4)")
+    p.add_argument("--openings", help="file of openings, one a line (Hub moves from the start)")
+    p.add_argument("--max-plies", type=int, default=300, help="adjudicate a draw after this many "
+                                                              "plies (default 300)")
+    p.add_argument("--pdn-output", "--pgn-output", dest="pdn_output",
+                   help="append the games as PDN to this file")
+    p.add_argument("--engine-stderr", help="append the engines' stderr to this file "
+                                           "(default: discarded)")
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register `match` on a subparsers object (hub-engine's CLI); run() is its handler."""
+    p = subparsers.add_parser("match", help="play two Hub engines against each other",
+                              description=__doc__.splitlines()[0])
+    add_arguments(p)
+    p.set_defaults(handler=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise SystemExit("match: error: --games must be at least 1")
+    run_match(args)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m hub_engine.match", description=__doc__.splitlines()[0])
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
