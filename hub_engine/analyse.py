@@ -181,12 +181,13 @@ def read_inputs(paths: Iterable[str | os.PathLike], variant: Variant | str = "br
 
 # --- the search (runs in worker processes) -----------------------------------------------------
 
-_ENGINES: dict[str, Any] = {}
+_LOCAL = threading.local()     # engines per thread: a Dask worker may run tasks on several threads
 
 
 def _engine(variant: str):
-    """This process's Engine for a variant, created once."""
-    e = _ENGINES.get(variant)
+    """This process's (thread's) Engine for a variant, created once."""
+    engines = _LOCAL.__dict__.setdefault("engines", {})
+    e = engines.get(variant)
     if e is None:
         from hub_engine.engine import Engine
 
@@ -195,7 +196,7 @@ def _engine(variant: str):
         e.set_param("threads", "1")
         e.set_param("tt-size", str(ANALYSIS_TT_LOG2))
         e.init()
-        _ENGINES[variant] = e
+        engines[variant] = e
     return e
 
 

@@ -264,3 +264,45 @@ def test_missing_dask_names_the_extra(tmp_path, monkeypatch):
 def test_bad_limits(tmp_path):
     with pytest.raises(ValueError, match="depth must be positive"):
         an.analyse(GAMES, depth=0, output=tmp_path / "o.jsonl", analyser=stub_analyser)
+
+
+INTERRUPT_SCRIPT = """
+import sys
+sys.path[:0] = [{here!r}, {root!r}]
+from analysis_fakes import stub_analyser
+from hub_engine import analyse as an
+an.engine_analyser = stub_analyser
+sys.exit(an.main(["analyse", {games!r}, "--depth", "4", "--workers", "2", "--output", {out!r}]))
+"""
+
+
+def test_ctrl_c_stops_quickly_and_the_rerun_completes(tmp_path):
+    out = tmp_path / "o.jsonl"
+    script = INTERRUPT_SCRIPT.format(here=str(HERE), root=str(ROOT), games=GAMES, out=str(out))
+    env = dict(os.environ, HUB_ENGINE_STUB_DELAY="0.03")
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, start_new_session=True,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (out.exists() and out.read_text().count("\n") >= 10):
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)         # Ctrl-C reaches the run and its workers
+    err = proc.communicate(timeout=30)[1]
+    assert proc.returncode == 130, err
+    assert "interrupted after" in err and "Traceback" not in err.split("interrupted after")[1]
+    done = lines(out)
+    assert 10 <= len(done) < sum(EXPECTED_GAMES.values())
+    summary = an.analyse(GAMES, depth=4, workers=2, output=out, analyser=stub_analyser,
+                         errors_to=None)
+    assert summary["skipped"] == len(done)
+    assert len(lines(out)) == sum(EXPECTED_GAMES.values())
+
+
+def test_progress_bar(tmp_path, capsys):
+    an.analyse(str(DATA / "italian.hub"), variant="italian", depth=3, workers=1,
+               output=tmp_path / "o.jsonl", analyser=stub_analyser, progress=True)
+    err = capsys.readouterr().err
+    assert "\r[" in err and "2/2 positions" in err and "/s" in err and "ETA" in err
+    an.analyse(str(DATA / "italian.hub"), variant="italian", depth=3, workers=1,
+               output=tmp_path / "p.jsonl", analyser=stub_analyser)
+    assert capsys.readouterr().err == ""      # stderr is not a terminal here: quiet
