@@ -293,15 +293,17 @@ class GameRecord:
 
 
 def play_game(number: int, variant: str, opening: list[str], engines: tuple[HubClient, HubClient],
-              tc: TimeControl, max_plies: int) -> GameRecord:
-    """engines[0] plays the variant's first mover (the side on layout 21..32)."""
+              tc: TimeControl | tuple[TimeControl, TimeControl], max_plies: int) -> GameRecord:
+    """engines[0] plays the variant's first mover (the side on layout 21..32); tc is one time
+    control for both, or one per side (engines[0]'s first) for time odds."""
+    tcs = tc if isinstance(tc, tuple) else (tc, tc)
     game = Game(variant)
     start_pos = game.position.hub()
     for m in opening:
         game.play(m)
     rec = GameRecord(number, list(opening), engines[0].name, engines[1].name)
     rec.moves = [str(m) for m in game.moves]
-    clocks = [tc.time or 0.0, tc.time or 0.0]
+    clocks = [tcs[0].time or 0.0, tcs[1].time or 0.0]
     max_time = [0.0, 0.0]
     for e in engines:
         e.ensure_started()
@@ -319,7 +321,7 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[HubC
         if len(rec.moves) >= max_plies:
             rec.result, rec.reason = "1/2-1/2", f"max plies ({max_plies})"
             break
-        eng = engines[side]
+        eng, tc = engines[side], tcs[side]
         if tc.move_time is not None:
             level, allowed = f"move-time={tc.move_time:g}", tc.move_time
         else:
@@ -392,9 +394,14 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
         openings = [openings[i % len(openings)] for i in range(n_open)]
     else:
         openings = random_openings(variant, n_open, args.opening_plies, args.seed)
-    tc = TimeControl(args.move_time, args.time, args.inc or 0.0, args.tolerance)
-    if tc.move_time is None and tc.time is None:
-        tc.move_time = 1.0
+    if args.move_time is None and args.time is None:
+        args.move_time = 1.0
+    tc1 = TimeControl(args.move_time, args.time, args.inc or 0.0, args.tolerance)
+    tc2 = TimeControl(args.move_time2 if args.move_time2 is not None else args.move_time,
+                      args.time2 if args.time2 is not None else args.time,
+                      args.inc2 if args.inc2 is not None else (args.inc or 0.0), args.tolerance)
+    if (tc1.move_time is None) != (tc2.move_time is None):
+        raise SystemExit("match: error: give both engines a move time or both a clock")
     params = (parse_params(args.param1), parse_params(args.param2))
     stderr = open(args.engine_stderr, "a") if args.engine_stderr else None
     names = (args.name1 or "engine1", args.name2 or "engine2")
@@ -418,7 +425,8 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
         swap = i % 2 == 1
         pair = (e2, e1) if swap else (e1, e2)
         try:
-            rec = play_game(i + 1, variant, opening, pair, tc, args.max_plies)
+            rec = play_game(i + 1, variant, opening, pair, (tc2, tc1) if swap else (tc1, tc2),
+                            args.max_plies)
         except EngineError as exc:       # could not even start an engine: that side forfeits
             rec = GameRecord(i + 1, opening, pair[0].name, pair[1].name)
             failed = 0 if not pair[0].alive() else 1
@@ -471,6 +479,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     limit.add_argument("--time", type=float, help="clock per engine in seconds (with --inc)")
     p.add_argument("--inc", type=float, default=0.0, help="increment per move in seconds, added "
                                                           "before the move")
+    p.add_argument("--move-time2", type=float, help="engine 2's seconds per move (time odds; "
+                                                    "default: the same as engine 1)")
+    p.add_argument("--time2", type=float, help="engine 2's clock (time odds)")
+    p.add_argument("--inc2", type=float, help="engine 2's increment (time odds)")
     p.add_argument("--tolerance", type=float, default=0.5,
                    help="seconds a move may exceed its limit before it loses on time (default 0.5)")
     p.add_argument("--param1", action="append", metavar="NAME=VALUE",
