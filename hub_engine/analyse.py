@@ -647,7 +647,7 @@ def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: st
         (os.fspath(pdn_output) if not hasattr(pdn_output, "write") else None),
         "games": len(data.games), "positions": len(data.tasks), "skipped": already,
         "analysed": analysed, "failed": failed, "interrupted": interrupted,
-        "limits": limits, "workers": 0 if scheduler is not None else workers,
+        "limits": limits, "workers": None if scheduler is not None else workers,
         "scheduler": scheduler if isinstance(scheduler, str) else None,
         "elapsed": round(elapsed, 3),
         "positions_per_second": round(analysed / elapsed, 3) if elapsed > 0 else None,

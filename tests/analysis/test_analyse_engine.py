@@ -52,7 +52,7 @@ def test_dask_local_cluster_agrees_with_the_pool(pool_run, tmp_path):
                                   dashboard_address=None) as cluster:
         summary = an.analyse([GAMES], depth=4, output=out, scheduler=cluster.scheduler_address,
                              errors_to=None)
-    assert summary["failed"] == 0 and summary["workers"] == 0
+    assert summary["failed"] == 0 and summary["workers"] is None
     assert by_key(lines(out)) == by_key(pool_run[1])
 
 

@@ -1,0 +1,45 @@
+"""Positions per second of `analyse` for several worker counts (a benchmark, not a test).
+
+    python tests/analysis/bench_analyse.py --depth 10 --workers 1 2 --repeat 2
+
+Runs the real engine on tests/analysis/data/games.pdn (81 positions in five variants) and prints,
+per run: workers, positions, wall seconds, positions per second, the mean search time per
+position inside the workers, and the load average (other programs on the machine skew the figure).
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent.parent))
+
+from hub_engine.analyse import analyse  # noqa: E402
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--depth", type=int, default=10)
+    p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("files", nargs="*", default=[str(HERE / "data" / "games.pdn")])
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(args.repeat):
+            for w in args.workers:
+                out = os.path.join(tmp, f"w{w}.jsonl")
+                load = os.getloadavg()[0]
+                s = analyse(args.files, depth=args.depth, workers=w, output=out, resume=False,
+                            errors_to=None, progress=False)
+                with open(out) as f:
+                    times = [json.loads(line)["time"] for line in f]
+                mean = sum(times) / len(times) if times else 0.0
+                print(f"depth={args.depth} workers={w} positions={s['analysed']} "
+                      f"wall={s['elapsed']:.2f}s rate={s['positions_per_second']:.1f}/s "
+                      f"search={mean * 1000:.1f}ms/position load={load:.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
