@@ -104,5 +104,28 @@ def pydraughts_moves(variant: str, hub_string: str) -> set[tuple[int, int, froze
     return {move_key(m.hub_move) for m in board.legal_moves()}
 
 
-__all__ = ["DATA", "ROOT", "get_variant", "hub", "layout", "move_key", "move_strings", "mv", "mvs", "number", "pos",
+def random_positions(variant: str, count: int, seed: int, max_plies: int = 150) -> list[Position]:
+    """Positions met in seeded random playouts from the start (long games, so kings appear).
+
+    A playout stops when the game is over or after max_plies; one position in every `stride`
+    plies is kept so that the list covers openings, middle games and king endings."""
+    import random
+
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        p = Position.start(variant)
+        for ply in range(max_plies):
+            moves = p.legal_moves()
+            if not moves:
+                break
+            if ply % 3 == rng.randrange(3):
+                out.append(p)
+                if len(out) == count:
+                    break
+            p = p.play(rng.choice(moves))
+    return out
+
+
+__all__ = ["random_positions", "DATA", "ROOT", "get_variant", "hub", "layout", "move_key", "move_strings", "mv", "mvs", "number", "pos",
            "pydraughts_moves", "real_square"]
