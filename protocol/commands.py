@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Union
+from typing import Literal
 
 from protocol.errors import ProtocolError, shorten
 from protocol.tokens import Line, parse_line
@@ -93,7 +94,7 @@ class Quit:
     """`quit`: exit at once."""
 
 
-Command = Union[Hub, SetParam, Init, NewGame, Pos, Level, Go, Ping, PonderHit, Stop, Quit]
+Command = Hub | SetParam | Init | NewGame | Pos | Level | Go | Ping | PonderHit | Stop | Quit
 
 
 def _int_arg(line: Line, name: str) -> int | None:

@@ -17,8 +17,9 @@ Threading contract (the session keeps its side of it):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable, Literal, Protocol
+from typing import Literal, Protocol
 
 from protocol.commands import GoMode, Level
 
