@@ -14,18 +14,34 @@ VARIANTS = ["brazilian", "russian", "portuguese", "spanish", "italian", "english
 
 
 def test_handshake_and_one_go_per_variant():
-    lines = ["hub", "init"]
-    for v in VARIANTS:
-        lines += [f"set-param name=variant value={v}", "new-game", "pos start",
-                  "level move-time=0.1", "go think"]
-    lines.append("quit")
-    out = subprocess.run([EXE], input="\n".join(lines) + "\n", capture_output=True, text=True,
-                         timeout=60).stdout.splitlines()
-    assert out[0].startswith("id name=hub-engine")
-    assert "wait" in out and "ready" in out
-    dones = [line for line in out if line.startswith("done move=")]
-    assert len(dones) == len(VARIANTS)
-    assert not [line for line in out if line.startswith("error")]
+    p = subprocess.Popen([EXE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    lines: list[str] = []
+
+    def send_until(command: str, reply: str) -> None:
+        p.stdin.write(command + "\n")
+        p.stdin.flush()
+        while True:
+            line = p.stdout.readline()
+            assert line, f"engine closed stdout waiting for {reply!r}"
+            lines.append(line.rstrip("\n"))
+            if line.startswith(reply):
+                return
+
+    try:
+        send_until("hub", "wait")
+        assert lines[0].startswith("id name=hub-engine")
+        send_until("init", "ready")
+        for v in VARIANTS:
+            p.stdin.write(f"set-param name=variant value={v}\nnew-game\npos start\n"
+                          "level move-time=0.1\n")
+            send_until("go think", "done")
+            assert lines[-1].startswith("done move=") and lines[-1] != 'done move=""'
+        p.stdin.write("quit\n")
+        p.stdin.flush()
+        assert p.wait(timeout=10) == 0
+    finally:
+        p.kill()
+    assert not [line for line in lines if line.startswith("error")]
 
 
 def test_pydraughts_short_game():
