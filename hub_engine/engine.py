@@ -180,8 +180,8 @@ class Engine:
             return SearchResult(None)
         if mode == "think" and len(legal) == 1 and not limits.is_unlimited():
             return SearchResult(legal[0].hub(self.notation))
-        untimed = mode == "analyze" or limits.is_unlimited()
-        self._budget = (Budget(None, None) if untimed else
+        # `go analyze` honours limits the client gave; with none it runs until `stop`
+        self._budget = (Budget(None, None) if limits.is_unlimited() else
                         budget(limits.move_time, limits.time, limits.inc, limits.moves))
         with self._lock:
             if mode == "ponder":
