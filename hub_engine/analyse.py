@@ -115,9 +115,11 @@ class Inputs:
     errors: list[PdnError] = field(default_factory=list)
 
 
-def _task(game_id: str, ply: int, label: str | None, pos: Position, played: str | None,
-          start: str, history: list[str]) -> dict:
-    return {"game": game_id, "ply": ply, "label": label, "variant": pos.variant.name,
+def _task(kind: str, file: str, number: int, ply: int, label: str | None, pos: Position,
+          played: str | None, start: str, history: list[str]) -> dict:
+    """A position to search; `game`, `ply` are its key, `file`, `number` locate it for errors."""
+    return {"kind": kind, "file": file, "number": number, "game": game_id(file, number, kind),
+            "ply": ply, "label": label, "variant": pos.variant.name,
             "position": pos.hub(), "fen": pos.fen(), "side": pos.side_name, "played": played,
             "start": start, "history": history}
 
@@ -156,7 +158,6 @@ def read_inputs(paths: Iterable[str | os.PathLike], variant: Variant | str = "br
                 out.errors.extend(g.errors)
                 if g.start is None:
                     continue
-                gid = game_id(name, g.number)
                 start = g.start.hub()
                 history: list[str] = []
                 for ply, pos, move in g.positions():
@@ -164,7 +165,8 @@ def read_inputs(paths: Iterable[str | os.PathLike], variant: Variant | str = "br
                         break
                     played = move.hub() if move is not None else None
                     label = g.moves[ply].label if ply < len(g.moves) else None
-                    add(_task(gid, ply, label, pos, played, start, list(history)))
+                    add(_task("pdn", name, g.number, ply, label, pos, played, start,
+                              list(history)))
                     if played is not None:
                         history.append(played)
         else:
@@ -174,7 +176,7 @@ def read_inputs(paths: Iterable[str | os.PathLike], variant: Variant | str = "br
                     out.errors.append(lp.error)
                     continue
                 if lp.position.legal_moves():
-                    add(_task(game_id(name, lp.line, kind), 0, None, lp.position, None,
+                    add(_task(kind, name, lp.line, 0, None, lp.position, None,
                               lp.position.hub(), []))
     return out
 
@@ -499,8 +501,7 @@ def _game_pdn(g: PdnGame, records: dict) -> str:
 
 
 def _line_pdn(lp: LinePosition, records: dict) -> str:
-    kind = "fen" if lp.text and ":" in lp.text else "hub"
-    rec = records.get((game_id(lp.file, lp.line, kind), 0))
+    rec = records.get((game_id(lp.file, lp.line, lp.kind), 0))
     pos = lp.position
     tags = {"Event": f"{lp.file} line {lp.line}", "GameType": str(pos.variant.gametype),
             "SetUp": "1", "FEN": pos.fen(), "Annotator": "hub-engine"}
@@ -610,8 +611,11 @@ def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: st
         for task, res in stream:
             if "error" in res:
                 failed += 1
-                err = PdnError(task["game"].rsplit("#", 1)[0], None, task.get("label"),
-                               f"{task['game']} ply {task['ply']}: search failed: {res['error']}")
+                pdn_game = task["kind"] == "pdn"
+                where = "" if pdn_game else f"line {task['number']}: "
+                err = PdnError(task["file"], task["number"] if pdn_game else None,
+                               task.get("label"),
+                               f"{where}ply {task['ply']}: search failed: {res['error']}")
                 errors.append(err)
                 if errors_to is not None:
                     print(f"hub-engine analyse: {err}", file=errors_to, flush=True)

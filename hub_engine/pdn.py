@@ -392,6 +392,7 @@ class LinePosition:
     text: str
     position: Position | None
     error: PdnError | None = None
+    kind: str = "fen"         # "fen" or "hub"
 
 
 def _content_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -413,11 +414,11 @@ def read_position_lines(text: str, file: str, variant: Variant | str, kind: str)
         body = line.strip().strip('"')
         try:
             pos = Position.from_fen(v, body) if kind == "fen" else Position.from_hub(v, body)
-            out.append(LinePosition(file, i, body, pos))
+            out.append(LinePosition(file, i, body, pos, None, kind))
         except (NotationError, ValueError) as exc:
             err = PdnError(file, None, None, f"line {i}: bad {'FEN' if kind == 'fen' else 'position'}"
                                              f" {body!r}: {exc}")
-            out.append(LinePosition(file, i, body, None, err))
+            out.append(LinePosition(file, i, body, None, err, kind))
     return out
 
 
