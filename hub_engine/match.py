@@ -82,6 +82,10 @@ class EngineError(Exception):
     """The engine broke the protocol, crashed or did not answer in time."""
 
 
+class EngineTimeout(EngineError):
+    """No awaited line within the time allowed."""
+
+
 class HubClient:
     """One engine process spoken to over stdin/stdout; stderr goes to a file or nowhere."""
 
@@ -135,7 +139,11 @@ class HubClient:
     def ensure_started(self) -> None:
         if not self.alive():
             self.kill()
-            self.start()
+            try:
+                self.start()
+            except EngineError:
+                self.kill()
+                raise
 
     def kill(self) -> None:
         if self.proc is None:
@@ -176,11 +184,11 @@ class HubClient:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise EngineError(f"no '{what}' within {timeout:.2f} s")
+                raise EngineTimeout(f"no '{what}' within {timeout:.2f} s")
             try:
                 line = self.lines.get(timeout=left)
             except queue.Empty:
-                raise EngineError(f"no '{what}' within {timeout:.2f} s") from None
+                raise EngineTimeout(f"no '{what}' within {timeout:.2f} s") from None
             if line is None:
                 code = self.proc.poll() if self.proc else None
                 raise EngineError(f"engine exited (code {code}) while waiting for '{what}'")
@@ -305,11 +313,17 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[HubC
     rec.moves = [str(m) for m in game.moves]
     clocks = [tcs[0].time or 0.0, tcs[1].time or 0.0]
     max_time = [0.0, 0.0]
-    for e in engines:
-        e.ensure_started()
-        e.new_game()
     loser: int | None = None
-    while True:
+    for side, e in enumerate(engines):
+        try:
+            e.ensure_started()
+            e.new_game()
+        except EngineError as exc:
+            e.kill()
+            loser, rec.reason = side, f"{e.name}: {exc}"
+            rec.problem = f"{rec.reason} (starting the engine)"
+            break
+    while loser is None:
         side = game.position.side
         if not game.legal_moves():
             loser, rec.reason = side, "no legal move"
@@ -329,6 +343,11 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[HubC
             allowed = max(0.0, clocks[side]) + tc.inc
         try:
             text, used = eng.go(start_pos, rec.moves, level, allowed + tc.tolerance)
+        except EngineTimeout as exc:
+            eng.kill()                 # may still be thinking: restarted at the next game
+            loser, rec.reason = side, f"{eng.name}: time ({exc})"
+            rec.problem = f"{rec.reason} at ply {len(rec.moves)} pos={game.position.hub()}"
+            break
         except EngineError as exc:
             eng.kill()                 # restarted at the next game
             loser, rec.reason = side, f"{eng.name}: {exc}"
@@ -400,7 +419,8 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
     tc2 = TimeControl(args.move_time2 if args.move_time2 is not None else args.move_time,
                       args.time2 if args.time2 is not None else args.time,
                       args.inc2 if args.inc2 is not None else (args.inc or 0.0), args.tolerance)
-    if (tc1.move_time is None) != (tc2.move_time is None):
+    if (args.move_time is not None and (args.time2 is not None or args.inc2 is not None)) or (
+            args.time is not None and args.move_time2 is not None):
         raise SystemExit("match: error: give both engines a move time or both a clock")
     params = (parse_params(args.param1), parse_params(args.param2))
     stderr = open(args.engine_stderr, "a") if args.engine_stderr else None
@@ -424,14 +444,8 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
         opening = openings[i // 2]
         swap = i % 2 == 1
         pair = (e2, e1) if swap else (e1, e2)
-        try:
-            rec = play_game(i + 1, variant, opening, pair, (tc2, tc1) if swap else (tc1, tc2),
-                            args.max_plies)
-        except EngineError as exc:       # could not even start an engine: that side forfeits
-            rec = GameRecord(i + 1, opening, pair[0].name, pair[1].name)
-            failed = 0 if not pair[0].alive() else 1
-            rec.result = "0-1" if failed == 0 else "1-0"
-            rec.reason = rec.problem = f"{pair[failed].name}: {exc}"
+        rec = play_game(i + 1, variant, opening, pair, (tc2, tc1) if swap else (tc1, tc2),
+                        args.max_plies)
         rec.first_engine_side = 1 if swap else 0
         s = rec.score_engine1()
         with lock:

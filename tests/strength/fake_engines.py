@@ -1,0 +1,61 @@
+"""Misbehaving Hub engines for the match runner's tests: `python fake_engines.py MODE [SECONDS]`.
+
+Modes: `hang` (never answers `go`), `crash` (exits on `go`), `illegal` (answers `done move=1-2`),
+`slow` (plays the first legal move after sleeping SECONDS), `silent` (never sends `wait`),
+`first` (plays the first legal move at once).
+"""
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from hub_engine.position import Game  # noqa: E402
+
+
+def main() -> int:
+    mode = sys.argv[1]
+    delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+    variant, game = "brazilian", None
+
+    def out(line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    for line in sys.stdin:
+        words = shlex.split(line)
+        if not words:
+            continue
+        args = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+        cmd = words[0]
+        if cmd == "hub":
+            out(f"id name=fake-{mode} version=0 author=test country=none")
+            out('param name=variant value=brazilian type=enum values="brazilian russian"')
+            if mode != "silent":
+                out("wait")
+        elif cmd == "set-param" and args.get("name") == "variant":
+            variant = args.get("value", variant)
+        elif cmd == "init":
+            out("ready")
+        elif cmd == "pos":
+            game = Game(variant, args.get("pos"), args.get("moves", "").split())
+        elif cmd == "go":
+            if mode == "hang":
+                continue
+            if mode == "crash":
+                return 3
+            if mode == "illegal":
+                out("done move=1-2")
+                continue
+            time.sleep(delay)
+            out(f"done move={game.legal_moves()[0]}")
+        elif cmd == "quit":
+            return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""Fast tests of the match runner (hub_engine.match) and the py-draughts Hub wrapper."""
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hub_engine import match
+from hub_engine.pdn import read_pdn_file
+from hub_engine.position import Game
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+OURS = f"{sys.executable} -m hub_engine"
+FAKE = f"{sys.executable} {HERE / 'fake_engines.py'}"
+PYD_PYTHON = Path(os.environ.get("PY_DRAUGHTS_PYTHON", "/tmp/venv_pyd2/bin/python"))
+WRAPPER = HERE / "py_draughts_hub.py"
+SUMMARY = re.compile(r"wins=(\d+) draws=(\d+) losses=(\d+) score=([\d.]+)%  "
+                     r"elo=([+-](?:[\d.]+|inf)) \+/- ([\d.]+|inf) \(95%\)$")
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    p = argparse.ArgumentParser()
+    match.add_arguments(p)
+    return p.parse_args(list(argv))
+
+
+def run(*argv: str) -> tuple[list[float], str]:
+    out = io.StringIO()
+    results = match.run_match(parse(*argv), out=out)
+    return results, out.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def _cwd(monkeypatch):
+    monkeypatch.chdir(ROOT)          # `python -m hub_engine` must find the package
+
+
+# --- statistics ------------------------------------------------------------------------------
+
+def test_elo_of_known_scores():
+    assert match.score_to_elo(0.5) == 0.0
+    assert match.score_to_elo(0.75) == pytest.approx(400 * math.log10(3))      # 190.85
+    assert match.score_to_elo(0.25) == pytest.approx(-400 * math.log10(3))
+    assert match.score_to_elo(1.0) == math.inf and match.score_to_elo(0.0) == -math.inf
+
+
+def test_error_margin_on_known_results():
+    # 60 wins, 20 draws, 20 losses: mu 0.7, per-game sd 0.4, standard error 0.04,
+    # interval 0.7 +/- 0.0784 -> Elo 86.2 .. 218.3, margin 66.0 (cutechess-cli prints the same)
+    mu, elo, margin = match.elo_stats([1.0] * 60 + [0.5] * 20 + [0.0] * 20)
+    assert mu == pytest.approx(0.7)
+    assert elo == pytest.approx(147.19, abs=0.01)
+    assert margin == pytest.approx(66.01, abs=0.01)
+    # all draws: no spread, no error
+    assert match.elo_stats([0.5] * 10) == (0.5, 0.0, 0.0)
+    # all wins: infinite Elo and margin
+    mu, elo, margin = match.elo_stats([1.0] * 8)
+    assert mu == 1.0 and elo == math.inf and margin == math.inf
+    # symmetric: the other engine's view negates the Elo and keeps the margin
+    a = match.elo_stats([1.0] * 30 + [0.5] * 50 + [0.0] * 20)
+    b = match.elo_stats([0.0] * 30 + [0.5] * 50 + [1.0] * 20)
+    assert a[1] == pytest.approx(-b[1]) and a[2] == pytest.approx(b[2])
+
+
+def test_summary_line_format():
+    line = match.summary_line([1.0, 1.0, 0.5, 0.0])
+    m = SUMMARY.search(line)
+    assert m, line
+    assert m.groups()[:4] == ("2", "1", "1", "62.5")
+
+
+def test_random_openings_are_legal_distinct_and_seeded():
+    a = match.random_openings("russian", 12, 4, seed=7)
+    assert a == match.random_openings("russian", 12, 4, seed=7)
+    assert a != match.random_openings("russian", 12, 4, seed=8)
+    assert len({tuple(o) for o in a}) == 12
+    for line in a:
+        g = Game("russian", moves=line)
+        assert len(g.moves) == 4 and g.legal_moves()
+
+
+def test_read_openings(tmp_path):
+    f = tmp_path / "open.txt"
+    f.write_text("# comment\n9-13 22-18\n\n11-15\n")
+    assert match.read_openings(str(f), "brazilian") == [["9-13", "22-18"], ["11-15"]]
+
+
+# --- matches ---------------------------------------------------------------------------------
+
+def test_self_play_runs_to_completion_with_legal_moves(tmp_path):
+    pdn = tmp_path / "games.pdn"
+    results, out = run("--variant", "russian", "--engine1", OURS, "--engine2", OURS,
+                       "--games", "2", "--move-time", "0.02", "--max-plies", "80",
+                       "--seed", "3", "--pdn-output", str(pdn), "--tolerance", "1.0")
+    lines = out.splitlines()
+    assert len(results) == 2 and all(r in (0.0, 0.5, 1.0) for r in results)
+    assert sum(1 for l in lines if l.startswith("game ")) == 2
+    assert "PROBLEM" not in out and "illegal" not in out and "time" not in out.replace(
+        "maxtime", ""), out
+    m = SUMMARY.search(lines[-1])
+    assert m, lines[-1]
+    w, d, l = (int(x) for x in m.groups()[:3])
+    assert w + d + l == 2
+    games = read_pdn_file(pdn, "russian")
+    assert len(games) == 2
+    for g in games:
+        assert g.ok, g.errors
+        assert g.tags["Result"] in ("1-0", "0-1", "1/2-1/2")
+        assert len(g.moves) >= 4
+    # the two games share their opening, with the colours swapped
+    openings = re.findall(r'opening="([^"]*)"', out)
+    assert openings[0] == openings[1]
+
+
+@pytest.mark.parametrize("mode,reason", [("hang", "no 'done' within"),
+                                         ("crash", "engine exited"),
+                                         ("illegal", "illegal move '1-2'"),
+                                         ("silent", "no 'wait' within")])
+def test_broken_engine_forfeits(mode, reason, monkeypatch):
+    monkeypatch.setattr(match, "HANDSHAKE_TIMEOUT", 1.0)
+    t0 = time.monotonic()
+    results, out = run("--variant", "brazilian", "--engine1", f"{FAKE} first",
+                       "--engine2", f"{FAKE} {mode}", "--games", "2", "--move-time", "0.05",
+                       "--tolerance", "0.3")
+    assert time.monotonic() - t0 < 20
+    assert results == [1.0, 1.0], out
+    assert out.count("PROBLEM") == 2 and reason in out, out
+    assert "wins=2 draws=0 losses=0 score=100.0%" in out
+
+
+def test_loss_on_time_with_a_clock():
+    # engine 2 sleeps 0.4 s a move on a 0.5 s clock with 0.05 s increment: the second move flags
+    results, out = run("--variant", "brazilian", "--engine1", f"{FAKE} first",
+                       "--engine2", f"{FAKE} slow 0.4", "--games", "2", "--time", "0.5",
+                       "--inc", "0.05", "--tolerance", "0.1")
+    assert results == [1.0, 1.0], out
+    assert out.count("fake-slow: time (") == 0     # the runner labels engines engine1/engine2
+    assert out.count("engine2: time (") == 4, out   # game line + PROBLEM line, twice
+
+
+def test_time_odds_options():
+    args = parse("--move-time", "0.4", "--move-time2", "0.1")
+    assert args.move_time == 0.4 and args.move_time2 == 0.1
+    for bad in (["--move-time", "0.1", "--time2", "1"], ["--time", "1", "--move-time2", "0.1"]):
+        with pytest.raises(SystemExit):
+            run("--engine1", f"{FAKE} first", "--engine2", f"{FAKE} first", *bad)
+
+
+def test_add_parser_registers_match():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="command")
+    match.add_parser(sub)
+    args = p.parse_args(["match", "--variant", "russian", "--games", "4", "--concurrency", "2",
+                         "--param1", "tt-size=16", "--param2", "threads=1", "--time", "10",
+                         "--inc", "0.1", "--pdn-output", "x.pdn"])
+    assert args.handler is match.run
+    assert (args.variant, args.games, args.concurrency) == ("russian", 4, 2)
+    assert match.parse_params(args.param1) == [("tt-size", "16")]
+
+
+# --- the py-draughts wrapper -----------------------------------------------------------------
+
+needs_pyd = pytest.mark.skipif(not PYD_PYTHON.exists(),
+                               reason=f"py-draughts venv not found ({PYD_PYTHON})")
+
+_CHECK = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from py_draughts_hub import board_from_hub, hub_move
+for line in sys.stdin:
+    v, pos = line.split()
+    print(",".join(sorted(hub_move(m) for m in board_from_hub(v, pos).legal_moves)))
+"""
+
+
+@needs_pyd
+@pytest.mark.parametrize("variant", ["russian", "brazilian"])
+def test_wrapper_moves_equal_our_rules(variant):
+    """py-draughts' legal moves, converted to Hub strings, equal ours in random-game positions."""
+    rng = random.Random(11)
+    positions, expected = [], []
+    for _ in range(40):
+        game = Game(variant)
+        for _ in range(rng.randint(10, 100)):
+            legal = game.legal_moves()
+            if not legal:
+                break
+            positions.append(f"{variant} {game.position.hub()}")
+            expected.append(",".join(sorted(str(m) for m in legal)))
+            game.play(rng.choice(legal))
+    res = subprocess.run([str(PYD_PYTHON), "-c", _CHECK, str(HERE)], input="\n".join(positions),
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    got = res.stdout.split("\n")[:len(expected)]
+    bad = [(p, e, g) for p, e, g in zip(positions, expected, got) if e != g]
+    assert not bad, bad[:3]
+
+
+@needs_pyd
+def test_wrapper_plays_a_short_match():
+    results, out = run("--variant", "brazilian", "--engine1", OURS,
+                       "--engine2", f"{PYD_PYTHON} {WRAPPER}", "--games", "2",
+                       "--move-time", "0.05", "--max-plies", "40", "--tolerance", "1.5")
+    assert len(results) == 2 and "PROBLEM" not in out, out
