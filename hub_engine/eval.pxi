@@ -4,8 +4,8 @@
 # hub_engine/data/eval.json (one object per variant family) and is folded at Searcher creation
 # into piece-square tables, so the per-node work is a loop over the pieces plus a few popcounts.
 #
-# Terms: material (king value per family), advancement of men (per row), centre, back-rank guard
-# (only while the opponent has no king), tempo balance (phase-dependent), mobility (quiet targets),
+# Terms: material (king value per family), piece-square tables for men and kings (advancement,
+# centre, diagonals), back-rank guard (only while the opponent has no king), tempo balance (phase-dependent), mobility (quiet targets),
 # runaway men (empty widened cone to the crowning row, opponent without kings), king activity
 # (long diagonal and double-corner diagonals), and scaling of known drawn or hard-to-win endings.
 
@@ -54,23 +54,21 @@ cdef struct EvalParams:
     int flying
     int man
     int king
-    int man_psq[2][64]       # advancement + centre, per side and bit
-    int king_psq[2][64]      # centre + diagonals
+    int man_psq[2][64]       # per side and bit: the man's square value (advancement, centre...)
+    int king_psq[2][64]      # the same for kings (diagonals, centre)
     int back_psq[2][64]      # back-rank guard (applied while the opponent has no king)
     int tempo_open
     int tempo_end
     int mobility
     int king_mobility
-    int runaway
-    int runaway_per_row
+    int runaway[4]           # by rows still to go (1..3); index 0 unused
     int draw_scale
     int weak_scale
     int weak_margin
 
 
-_EVAL_KEYS = ("man", "king", "advance", "centre_man", "centre_king", "back_rank", "tempo_open",
-              "tempo_end", "mobility", "king_mobility", "runaway", "runaway_per_row",
-              "king_long_diagonal", "king_double_diagonal", "draw_scale", "weak_scale", "weak_margin")
+_EVAL_KEYS = ("man", "king", "man_psq", "king_psq", "back_rank", "tempo_open", "tempo_end",
+              "mobility", "king_mobility", "runaway", "draw_scale", "weak_scale", "weak_margin")
 
 
 def eval_weights(variant: str) -> dict:
@@ -85,13 +83,13 @@ cdef int load_eval_params(EvalParams* p, dict w, const Rules* r) except -1:
     missing = [k for k in _EVAL_KEYS if k not in w]
     if missing:
         raise KeyError(f"eval weights lack {', '.join(missing)}")
-    adv = [int(x) for x in w["advance"]]
+    mpsq = [int(x) for x in w["man_psq"]]
+    kpsq = [int(x) for x in w["king_psq"]]
     back = [int(x) for x in w["back_rank"]]
-    if len(adv) != ROWS or len(back) != ROW_SQUARES:
-        raise ValueError("advance needs 8 values, back_rank 4")
-    cdef int s, b, side, rs, rr, col
-    cdef int cm = int(w["centre_man"]), ck = int(w["centre_king"])
-    cdef int kld = int(w["king_long_diagonal"]), kdd = int(w["king_double_diagonal"])
+    run = [int(x) for x in w["runaway"]]
+    if len(mpsq) != NSQ or len(kpsq) != NSQ or len(back) != ROW_SQUARES or len(run) != 3:
+        raise ValueError("man_psq and king_psq need 32 values, back_rank 4, runaway 3")
+    cdef int s, b, side, rs
     p.flying = r.flying
     p.man = int(w["man"])
     p.king = int(w["king"])
@@ -99,8 +97,9 @@ cdef int load_eval_params(EvalParams* p, dict w, const Rules* r) except -1:
     p.tempo_end = int(w["tempo_end"])
     p.mobility = int(w["mobility"])
     p.king_mobility = int(w["king_mobility"])
-    p.runaway = int(w["runaway"])
-    p.runaway_per_row = int(w["runaway_per_row"])
+    p.runaway[0] = 0
+    for s in range(3):
+        p.runaway[s + 1] = run[s]
     p.draw_scale = max(1, int(w["draw_scale"]))
     p.weak_scale = max(1, int(w["weak_scale"]))
     p.weak_margin = int(w["weak_margin"])
@@ -113,13 +112,10 @@ cdef int load_eval_params(EvalParams* p, dict w, const Rules* r) except -1:
         for s in range(NSQ):
             b = BIT_OF_SQ[s]
             rs = s if side == 0 else NSQ - 1 - s      # the square as side 0 sees it
-            rr = rs // ROW_SQUARES
-            p.man_psq[side][b] = adv[rr] + (cm if (CENTRE_BB >> b) & 1 else 0)
-            p.king_psq[side][b] = ((ck if (CENTRE_BB >> b) & 1 else 0)
-                                   + (kld if (LONG_DIAGONAL >> b) & 1 else 0)
-                                   + (kdd if (DOUBLE_DIAG_BB >> b) & 1 else 0))
-            if rr == 0:
-                p.back_psq[side][b] = back[rs % ROW_SQUARES]
+            p.man_psq[side][b] = mpsq[rs]
+            p.king_psq[side][b] = kpsq[rs]
+            if rs < ROW_SQUARES:
+                p.back_psq[side][b] = back[rs]
     return 0
 
 
@@ -146,7 +142,7 @@ cdef int side_terms(const EvalParams* p, const Rules* r, const Board* b, int sid
     cdef bb kings = own & b.kings
     cdef bb occ = b.pieces[0] | b.pieces[1]
     cdef bb x = men
-    cdef int v = 0, t = 0, sq, rel, togo, bonus, d0
+    cdef int v = 0, t = 0, sq, rel, d0
     while x:
         sq = lsb(x)
         x &= x - 1
@@ -157,10 +153,7 @@ cdef int side_terms(const EvalParams* p, const Rules* r, const Board* b, int sid
             if rel == 0:
                 v += p.back_psq[side][sq]
             elif rel >= ROWS - 4 and (CONE[side][sq] & occ) == 0:
-                togo = ROWS - 1 - rel
-                bonus = p.runaway - p.runaway_per_row * (togo - 1)
-                if bonus > 0:
-                    v += bonus
+                v += p.runaway[ROWS - 1 - rel]
     x = kings
     while x:
         sq = lsb(x)

@@ -62,6 +62,9 @@ cdef struct SearchState:
     uint64_t leaf_count
     int helper
     uint64_t rng
+    int opt_lmr                # late-move reductions on (tuning switch)
+    int opt_qs_threat          # quiet plies a quiescence path may spend answering threats
+    int opt_single_ext         # single-reply extension on
     int first_done             # the first root move has been fully searched
     int root_best              # index into the root move list of the best move so far
     uint32_t root_best_code    # the best root move of the previous iteration
@@ -245,7 +248,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
     if depth <= 0:
         st.leaf_sum += ply
         st.leaf_count += 1
-        return qsearch(st, b, c, alpha, beta, ply, QS_THREAT_EXT)
+        return qsearch(st, b, c, alpha, beta, ply, st.opt_qs_threat)
     if out_of_time(st):
         return 0
     if ply > st.seldepth:
@@ -283,7 +286,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         n = gen_quiet(&st.r, b, moves)
         if n == 0:
             return -(MATE_SCORE - ply)
-    if n == 1 and ext_left > 0:
+    if n == 1 and ext_left > 0 and st.opt_single_ext:
         depth += 1
         ext_left -= 1
     score_moves(st, b, moves, order, n, hit.move, ply)
@@ -303,7 +306,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
             score = -search(st, &child, &cc, new_depth, -beta, -alpha, ply + 1, child_irrev, ext_left)
         else:
             reduction = 0
-            if (depth >= 3 and i >= 2 + 2 * pv_node and m.ncap == 0 and not m.promote
+            if (st.opt_lmr and depth >= 3 and i >= 2 + 2 * pv_node and m.ncap == 0 and not m.promote
                     and order[i] < ORDER_KILLER2):
                 reduction = 1
                 if i >= 8 and depth >= 6:
@@ -450,6 +453,7 @@ cdef class Searcher:
     cdef int keys_cap
     cdef readonly CoreRules rules
     cdef readonly TransTable tt
+    cdef public int lmr, qs_threat, single_ext   # search switches (tuning experiments)
 
     def __cinit__(self):
         self.st.moves = NULL
@@ -470,6 +474,9 @@ cdef class Searcher:
         if not (self.st.moves and self.st.order and self.st.pv and self.st.keys):
             raise MemoryError("cannot allocate the search stacks")
         self.st.stop_flag = &self.stop_flag
+        self.lmr = 1
+        self.qs_threat = QS_THREAT_EXT
+        self.single_ext = 1
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
         self.clear_heuristics()
 
@@ -529,6 +536,9 @@ cdef class Searcher:
         st.leaf_sum = 0
         st.leaf_count = 0
         st.helper = helper
+        st.opt_lmr = self.lmr
+        st.opt_qs_threat = self.qs_threat
+        st.opt_single_ext = self.single_ext
         st.first_done = 0
         st.root_best = 0
         hub_store_int(&self.stop_flag, 0)
