@@ -209,7 +209,7 @@ def _search(e, start: str, history: list[str], limits: dict) -> tuple[Any, Any]:
     infos: list = []
     timer = None
     if limits.get("move_time"):
-        timer = threading.Timer(limits["move_time"], e.stop)    # also bounds an `analyze` search
+        timer = threading.Timer(limits["move_time"], e.stop)    # a safety net for the limit
         timer.daemon = True
         timer.start()
     try:

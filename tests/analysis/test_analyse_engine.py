@@ -79,7 +79,7 @@ def test_command_line(tmp_path):
     assert proc.stdout == ""
     assert "game 6, move 2: illegal move 18-14" in proc.stderr
     assert "game 7: unknown GameType 20" in proc.stderr
-    assert len(lines(out)) == sum(EXPECTED_GAMES.values())
+    assert len(lines(out)) == sum(EXPECTED_GAMES.values()), proc.stderr
     assert (tmp_path / "a.pdn").read_text().count("[Event") == 7
     # `--output -`: the lines go to stdout
     proc = subprocess.run([sys.executable, "-m", "hub_engine.analyse", "analyse",
