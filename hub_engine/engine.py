@@ -128,7 +128,9 @@ class Engine:
         try:
             start = Position.from_hub(self.variant, pos) if pos else Position.start(self.variant)
         except ValueError as exc:
-            raise ValueError(f"bad position: {exc}") from None
+            message = str(exc)   # notation's messages already start with "bad position"
+            raise ValueError(message if message.startswith("bad position")
+                             else f"bad position: {message}") from None
         try:
             self.game = self._play_all(start, moves, self.notation)
             return
