@@ -19,6 +19,7 @@ _NAME = re.compile(r'[^\s="]*')
 _BARE_VALUE = re.compile(r"\S*")
 _NEEDS_QUOTES = re.compile(r'[\s="]')
 _LINE_BREAKS = re.compile(r"[\r\n]+")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 Arg = tuple[str, "str | None"]
 """One argument: (name, value); value is None for a bare flag such as `start`."""
@@ -103,8 +104,9 @@ def parse_line(text: str) -> Line | None:
 
 
 def clean_value(value: str) -> str:
-    """Make `value` writable: Hub has no escapes, so `"` becomes `'` and line breaks a space."""
-    return _LINE_BREAKS.sub(" ", value).replace('"', "'")
+    """Make `value` writable: Hub has no escapes, so `"` becomes `'`, line breaks a space and
+    other control characters (NUL, ESC... echoed from bad input) `?`."""
+    return _CONTROLS.sub("?", _LINE_BREAKS.sub(" ", value)).replace('"', "'")
 
 
 def format_value(value: str) -> str:
