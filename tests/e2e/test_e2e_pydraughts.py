@@ -1,0 +1,208 @@
+"""Games and pondering through pydraughts' HubEngine, the client behind lidraughts-bot.
+
+Two engine processes play each other; pydraughts' own board checks every move. One side plays
+on a clock (`Limit(time=..., inc=...)`), the other cycles through `movetime`, `depth` and
+`nodes`, so every limit kind pydraughts can send is used in every variant it supports.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+
+draughts = pytest.importorskip("draughts")
+from draughts.engine import Limit  # noqa: E402
+
+from e2e_helpers import (PlayThread, check_pydraughts_info, check_pydraughts_move,  # noqa: E402
+                         close_pydraughts, open_pydraughts, play_with_timeout)
+
+MAX_PLIES = 44
+START_CLOCK = 3.0
+INC = 0.05
+
+
+class ClockSide:
+    """Plays on a clock: Limit(time=clock left, inc=INC); the clock is kept like a server's."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self.clock = START_CLOCK
+        self.moves = 0
+
+    def limit(self):
+        return Limit(time=round(self.clock, 3), inc=INC), None
+
+    def spent(self, seconds: float, limit) -> None:
+        # no tight timing assert: only that the engine did not blow far past what it was given
+        assert seconds < limit.time + INC + 3.0, (seconds, limit.time)
+        self.clock = max(0.3, self.clock - seconds + INC)
+        self.moves += 1
+
+
+class CyclingSide:
+    """Cycles through movetime, depth and nodes limits."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self._kinds = itertools.cycle([
+            (Limit(movetime=0.05), None),
+            (Limit(depth=4), 4),
+            (Limit(nodes=2000), None),
+        ])
+        self.moves = 0
+
+    def limit(self):
+        return next(self._kinds)
+
+    def spent(self, seconds: float, limit) -> None:
+        assert seconds < 10.0, seconds
+        self.moves += 1
+
+
+def play_game(variant: str, first_cls, second_cls) -> tuple[int, object]:
+    """Two engines, pydraughts' board as referee; returns (plies played, final board)."""
+    engines = [open_pydraughts(variant), open_pydraughts(variant)]
+    try:
+        sides = [first_cls(engines[0]), second_cls(engines[1])]
+        board = draughts.Board(variant=variant)
+        plies = 0
+        while plies < MAX_PLIES and board.winner() is None:
+            side = sides[plies % 2]
+            limit, max_depth = side.limit()
+            legal_count = len(board.legal_moves())
+            t0 = time.monotonic()
+            result = play_with_timeout(side.engine, board, limit)
+            side.spent(time.monotonic() - t0, limit)
+            check_pydraughts_move(board, result)
+            check_pydraughts_info(result.info, legal_count, max_depth)
+            if result.ponder is not None:
+                after = board.copy()
+                after.push(result.move)
+                check_pydraughts_move(after, type("R", (), {"move": result.ponder})())
+            board.push(result.move)
+            plies += 1
+        return plies, board
+    finally:
+        codes = [close_pydraughts(e) for e in engines]
+        assert codes == [0, 0], f"engines did not quit cleanly: {codes}"
+
+
+@pytest.mark.parametrize("variant, first_cls, second_cls", [
+    ("russian", ClockSide, CyclingSide),
+    ("brazilian", CyclingSide, ClockSide),
+    ("italian", ClockSide, CyclingSide),
+    ("english", CyclingSide, ClockSide),
+])
+def test_game_between_two_engines(variant, first_cls, second_cls):
+    plies, board = play_game(variant, first_cls, second_cls)
+    assert plies >= MAX_PLIES or board.winner() is not None, plies
+
+
+# -- pondering -------------------------------------------------------------------------------
+
+@pytest.fixture
+def russian_pair():
+    engines = [open_pydraughts("russian", {"ponder": "true"}),
+               open_pydraughts("russian", {"ponder": "true"})]
+    yield engines
+    codes = [close_pydraughts(e) for e in engines]
+    assert codes == [0, 0], codes
+
+
+def _first_move_with_ponder(engine):
+    board = draughts.Board(variant="russian")
+    result = play_with_timeout(engine, board, Limit(depth=5))
+    check_pydraughts_move(board, result)
+    assert result.ponder is not None, "depth 5 from the start should give a ponder move"
+    board.push(result.move)
+    return board, result
+
+
+@pytest.mark.parametrize("limit", [Limit(time=3.0, inc=INC), Limit(depth=2)],
+                         ids=["clock", "depth-finishes-early"])
+def test_ponder_hit(russian_pair, limit):
+    """go ponder on the expected move; no done before ponder-hit; ponder-hit -> done."""
+    engine = russian_pair[0]
+    board, first = _first_move_with_ponder(engine)
+    ponder_board = board.copy()
+    ponder_board.push(first.ponder)
+    thread = PlayThread(engine, ponder_board, limit, ponder=True)
+    thread.start()
+    time.sleep(0.5)
+    assert thread.is_alive(), "a ponder search answered before ponder-hit or stop"
+    engine.ponderhit()
+    result = thread.outcome(30)
+    check_pydraughts_move(ponder_board, result)
+    check_pydraughts_info(result.info, len(ponder_board.legal_moves()))
+
+
+def test_ponder_stop_then_new_search(russian_pair):
+    """go ponder, the opponent plays something else: stop -> done, then a new search."""
+    engine = russian_pair[0]
+    board, first = _first_move_with_ponder(engine)
+    ponder_board = board.copy()
+    ponder_board.push(first.ponder)
+    thread = PlayThread(engine, ponder_board, Limit(time=3.0, inc=INC), ponder=True)
+    thread.start()
+    time.sleep(0.4)
+    assert thread.is_alive()
+    others = [m for m in board.legal_moves() if m.board_move != first.ponder.board_move]
+    assert others
+    actual = board.copy()
+    actual.push(others[0])
+    engine.stop()
+    result = thread.outcome(10)
+    check_pydraughts_move(ponder_board, result)     # the ponder search's answer, discarded
+    fresh = play_with_timeout(engine, actual, Limit(movetime=0.1))
+    check_pydraughts_move(actual, fresh)
+    check_pydraughts_info(fresh.info, len(actual.legal_moves()))
+
+
+def test_pondering_game(russian_pair):
+    """A game where side A ponders on every ponder move B's turn allows, like lidraughts-bot."""
+    a, b = russian_pair
+    board = draughts.Board(variant="russian")
+    hits = misses = 0
+    pondering: tuple[PlayThread, object] | None = None   # (thread, predicted move)
+    plies = 0
+    try:
+        while plies < 40 and board.winner() is None:
+            if plies % 2 == 0:          # A to move
+                result = None
+                if pondering is not None:
+                    thread, predicted = pondering
+                    pondering = None
+                    last = board.move_stack[-1]
+                    if last.board_move == predicted.board_move:
+                        a.ponderhit()
+                        result = thread.outcome(30)
+                        hits += 1
+                    else:
+                        a.stop()
+                        stale = thread.outcome(10)
+                        check_pydraughts_move(thread.board, stale)
+                        misses += 1
+                if result is None:
+                    result = play_with_timeout(a, board, Limit(time=3.0, inc=INC))
+                check_pydraughts_move(board, result)
+                check_pydraughts_info(result.info, len(board.legal_moves()))
+                board.push(result.move)
+                if result.ponder is not None and board.winner() is None:
+                    ponder_board = board.copy()
+                    ponder_board.push(result.ponder)
+                    if ponder_board.winner() is None:
+                        thread = PlayThread(a, ponder_board, Limit(time=3.0, inc=INC), ponder=True)
+                        thread.start()
+                        pondering = (thread, result.ponder)
+            else:                       # B to move, while A ponders
+                result = play_with_timeout(b, board, Limit(movetime=0.05))
+                check_pydraughts_move(board, result)
+                board.push(result.move)
+            plies += 1
+    finally:
+        if pondering is not None:
+            a.stop()
+            pondering[0].join(10)
+    assert plies >= 40 or board.winner() is not None
+    assert hits + misses > 0, "A never pondered"

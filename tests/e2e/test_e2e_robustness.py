@@ -1,0 +1,268 @@
+"""Malformed input, parameters at odd times, and the process lifecycle, on a real process.
+
+hub-protocol.md: malformed input never crashes the engine, it answers `error message="..."` and
+keeps serving; unknown `set-param` names, `stop`/`ponder-hit` when idle and Scan's extras are
+ignored silently; nothing is printed before the first command; EOF and `quit` end the process at
+once, even mid-search; stdout carries protocol lines only.
+"""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from e2e_helpers import (HubProcess, check_and_play, check_done_line, check_info_line,
+                         first_word, parse_fields)
+
+from hub_engine.position import Game, Position
+
+NO_MOVE_POS = "W" + "e" * 31 + "b"          # white to move and no white piece
+QUICK_EXIT = 5.0                            # generous: "at once" on a loaded machine
+
+
+def _wrong_side_move(variant: str) -> str:
+    """A move of the side NOT to move in the start position, illegal in either numbering."""
+    start = Position.start(variant)
+    flipped = Position.from_hub(variant, "B" + start.hub()[1:])
+    white = {m.hub() for m in start.legal_moves()} | {m.hub("layout") for m in start.legal_moves()}
+    for m in flipped.legal_moves():
+        if m.hub() not in white and m.hub("layout") not in white:
+            return m.hub()
+    raise AssertionError("no wrong-side move found")
+
+
+# input line -> "error" (an error line is expected) or "quiet" (nothing at all)
+MALFORMED = [
+    ("hello world", "error"),
+    ("%$#@!", "error"),
+    ('pos moves="9-13', "error"),                       # unclosed quote
+    ('set-param name="tt-size value=16', "error"),
+    ("level =5", "error"),                              # '=' with no name
+    ("= 3", "error"),
+    ("level time=abc", "error"),
+    ("level depth=deep", "error"),
+    ("level nodes=1.5", "error"),
+    ("level move-time=", "error"),
+    ("pos pos=" + "W" + "e" * 50, "error"),              # 51 characters: a 10x10 string
+    ("pos pos=Wbbbbeeeeeeeeeeewwww", "error"),            # 20 characters
+    ("pos pos=W:W31,32:B1,2", "error"),                 # PDN FEN
+    ("pos pos=X" + "e" * 32, "error"),
+    ("pos pos=W" + "z" * 32, "error"),
+    ('pos moves="99-100"', "error"),
+    ('pos moves="22-"', "error"),
+    ('pos moves="x"', "error"),
+    ('pos moves="9-13 9-13"', "error"),                 # second move by the wrong piece
+    ("set-param name=variant value=frisian", "error"),
+    ("set-param name=tt-size value=huge", "error"),
+    ("set-param name=threads value=0", "error"),
+    ("set-param name=ponder value=maybe", "error"),
+    ("set-param name=notation value=dutch", "error"),
+    ("set-param value=3", "error"),
+    ("x" * 100_000, "error"),                            # a 100 kB line
+    ("stop", "quiet"),                                   # idle: silently ignored
+    ("ponder-hit", "quiet"),
+    ("set-param name=initial-time value=300", "quiet"),   # unknown names: accepted silently
+    ("set-param name=Hash value=128", "quiet"),
+    ('pos wolf="1 2 3"', "quiet"),                       # Scan's extras
+    ("level handicap=3 ply=5", "quiet"),
+    ("", "quiet"),
+    ("   ", "quiet"),
+    ("new-game", "quiet"),
+]
+
+
+def test_each_malformed_line_gets_an_error_and_the_engine_keeps_serving():
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        cases = MALFORMED + [(f'pos moves="{_wrong_side_move("russian")}"', "error")]
+        for text, expected in cases:
+            eng.send(text)
+            got = eng.sync()
+            label = text[:60]
+            if expected == "quiet":
+                assert got == [], f"{label!r} should be ignored silently, got {got}"
+            else:
+                assert len(got) == 1, f"{label!r}: expected one error line, got {got}"
+                line = got[0]
+                assert re.fullmatch(r'error message="[^"]+"', line), f"{label!r}: {line!r}"
+                assert len(line) < 400, f"{label!r}: the error echoes too much ({len(line)})"
+        # the engine still plays after all that
+        done, before = eng.think(level="depth=3")
+        check_and_play(Game("russian"), done["move"])
+        eng.send("ping")
+        assert [x.text for x in eng.until("pong")] == ["pong"]
+        eng.assert_clean_stdout()
+        assert "Traceback" not in eng.stderr_text()
+        assert eng.quit() == 0
+
+
+def test_bad_position_messages_are_readable():
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        for text in ("pos pos=" + "W" + "e" * 50, "pos pos=W:W31,32:B1,2", "pos pos=W" + "z" * 32):
+            eng.send(text)
+            (line,) = eng.sync()
+            message = parse_fields(line)["message"]
+            assert message.startswith("bad position"), message
+            assert message.count("bad position") == 1, f"repeated prefix: {message!r}"
+
+
+def test_control_bytes_are_not_echoed_to_stdout():
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        eng.send_raw(b"\x00\x01\x1b[2J junk\n")
+        eng.send_raw(b"\xff\xfe\x7f\n")
+        got = eng.sync()
+        assert len(got) == 2 and all(first_word(t) == "error" for t in got), got
+        for line in got:
+            assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", line), repr(line)
+        eng.assert_clean_stdout()
+
+
+def test_bad_input_keeps_the_previous_position():
+    """After a rejected `pos`, the engine keeps the position it had (engine.py's choice)."""
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        eng.send('pos moves="9-13"')
+        for bad in ('pos moves="9-13 zz"', 'pos moves="99-100"', "pos pos=" + "W" * 20):
+            eng.send(bad)
+            assert first_word(eng.sync()[0]) == "error"
+        eng.send("level depth=3", "go think")
+        done = check_done_line(eng.until("done")[-1].text)
+        check_and_play(Game("russian", None, ["9-13"]), done["move"])
+
+
+def test_go_without_legal_move():
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        for go in ("go think", "go analyze", "go"):
+            eng.send(f"pos pos={NO_MOVE_POS}", "level depth=3", go)
+            lines = [x.text for x in eng.until("done", 10)]
+            assert lines == ['error message="no legal move"', 'done move=""'], lines
+        assert eng.sync() == []
+        eng.assert_clean_stdout()
+
+
+def test_hub_answer_is_readable_by_pydraughts_splitting():
+    """id/param lines: every field `name=value` with exactly one `=` (pydraughts splits on it)."""
+    with HubProcess() as eng:
+        eng.send("hub")
+        lines = [x.text for x in eng.until("wait")]
+        assert lines[-1] == "wait" and first_word(lines[0]) == "id"
+        names = set()
+        for line in lines[:-1]:
+            assert first_word(line) in ("id", "param"), line
+            rest = line.split(None, 1)[1]
+            items = re.split(r' +(?![^"]*"(?:(?:[^"]*"){2})*[^"]*$)', rest)
+            for item in items:
+                assert item.count("=") == 1, f"pydraughts cannot split {item!r} in {line!r}"
+            if first_word(line) == "param":
+                fields = parse_fields(line)
+                names.add(fields["name"])
+                assert fields["type"] in ("bool", "int", "real", "string", "enum"), line
+        assert {"variant", "notation", "tt-size", "threads", "ponder"} <= names
+        variant = next(line for line in lines if "name=variant" in line)
+        assert parse_fields(variant)["type"] == "enum"
+        assert set(parse_fields(variant)["values"].split()) >= {
+            "brazilian", "russian", "portuguese", "spanish", "italian", "english"}
+        assert eng.quit() == 0
+
+
+def test_set_param_after_init():
+    with HubProcess() as eng:
+        eng.handshake("brazilian")
+        eng.send("set-param name=variant value=english", "set-param name=tt-size value=14")
+        assert eng.sync() == []
+        done, _ = eng.think(level="depth=3")                  # without a second init
+        check_and_play(Game("english"), done["move"])
+        eng.send("init")
+        assert [x.text for x in eng.until("ready")] == ["ready"]
+        eng.send("set-param name=variant value=italian", "new-game")
+        done, _ = eng.think(level="depth=3")
+        check_and_play(Game("italian"), done["move"])
+        eng.assert_clean_stdout()
+
+
+def test_pos_resets_limits_and_level_lines_add_up():
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        # level lines add up: depth=3 still holds after a nodes line
+        eng.send("pos", "level depth=3", "level nodes=100000000", "go think")
+        lines = [x.text for x in eng.until("done", 30)]
+        depths = [int(check_info_line(t)["depth"]) for t in lines[:-1]]
+        assert depths and max(depths) <= 3, lines
+        # pos resets the limits: no limit left, so the search runs until stop
+        eng.send("level depth=1", "pos", "go think")
+        time.sleep(0.5)
+        early = [t for t in eng.drain() if first_word(t) != "info"]
+        assert early == [], f"a search with no limit ended by itself: {early}"
+        eng.send("stop")
+        check_done_line(eng.until("done", 10)[-1].text)
+        # go resets them too
+        eng.send("pos", "level depth=2", "go think")
+        eng.until("done", 30)
+        eng.send("go think")
+        time.sleep(0.5)
+        assert [t for t in eng.drain() if first_word(t) != "info"] == []
+        eng.send("stop")
+        check_done_line(eng.until("done", 10)[-1].text)
+        eng.assert_clean_stdout()
+
+
+def test_crlf_and_blank_lines():
+    with HubProcess() as eng:
+        eng.send_raw(b"hub\r\n")
+        eng.until("wait")
+        eng.send_raw(b"set-param name=tt-size value=16\r\n\r\n\tinit\r\n")
+        assert [x.text for x in eng.until("ready")] == ["ready"]
+        eng.send_raw(b"pos\r\nlevel\tdepth=2\r\ngo think\r\n")
+        done = check_done_line(eng.until("done")[-1].text)
+        check_and_play(Game("brazilian"), done["move"])
+        eng.assert_clean_stdout()
+
+
+# -- lifecycle ------------------------------------------------------------------------------
+
+def test_nothing_printed_before_the_first_command_then_eof_exits_0():
+    with HubProcess() as eng:
+        time.sleep(1.0)
+        assert eng.stdout_texts() == [], eng.stdout_texts()
+        assert eng.stderr_text() == ""
+        closed = eng.close_stdin()
+        assert eng.wait_exit(QUICK_EXIT) == 0
+        assert time.monotonic() - closed < QUICK_EXIT
+
+
+@pytest.mark.parametrize("how", ["eof", "quit"])
+def test_exit_mid_search(how):
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        eng.send("pos", "level infinite", "go analyze")
+        eng.until("info", 10)
+        time.sleep(0.3)
+        t0 = eng.close_stdin() if how == "eof" else eng.send("quit")
+        code = eng.wait_exit(QUICK_EXIT)
+        elapsed = time.monotonic() - t0
+        assert code == 0, (code, eng.stderr_text())
+        assert elapsed < QUICK_EXIT
+        eng.assert_clean_stdout()
+        assert "Traceback" not in eng.stderr_text(), eng.stderr_text()
+
+
+def test_eof_mid_ponder_and_mid_think():
+    for go in ("go ponder", "go think"):
+        with HubProcess() as eng:
+            eng.handshake("brazilian")
+            eng.send("pos", "level time=60 inc=1", go)
+            eng.until("info", 10)
+            eng.close_stdin()
+            assert eng.wait_exit(QUICK_EXIT) == 0
+            assert "Traceback" not in eng.stderr_text()
+
+
+def test_quit_before_anything():
+    with HubProcess() as eng:
+        eng.send("quit")
+        assert eng.wait_exit(QUICK_EXIT) == 0
+        assert eng.stdout_texts() == []
