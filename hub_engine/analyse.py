@@ -532,7 +532,7 @@ def write_annotated_pdn(path: str | IO[str], inputs: Inputs, records: dict) -> N
 
 def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: str = "brazilian",
             depth: int | None = None, nodes: int | None = None, move_time: float | None = None,
-            workers: int | None = None, output: str | os.PathLike | IO[str] = "analysis.jsonl",
+            workers: int | None = None, output: str | os.PathLike | IO[str] | None = None,
             pdn_output: str | os.PathLike | IO[str] | None = None, resume: bool = True,
             scheduler: Any = None, progress: bool | Callable[[int, int], None] | None = None,
             fmt: str = "auto", analyser: Analyser | None = None,
@@ -542,8 +542,9 @@ def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: st
     inputs: file paths (PDN, FEN lines, Hub lines; `fmt` forces one format). variant: the
     default for games without GameType and for position lines. depth / nodes / move_time: the
     limits of each search (none given: depth DEFAULT_DEPTH). workers: local processes (default
-    os.cpu_count(); 1 searches in this process). output: JSON Lines path, `-` for stdout, or an
-    open text file. pdn_output: annotated PDN (path or file), written at the end. resume: skip
+    os.cpu_count(); 1 searches in this process). output: JSON Lines path (default
+    FIRST_INPUT.analysis.jsonl, next to the first input), `-` for stdout, or an open text file
+    (no resume then). pdn_output: annotated PDN (path or file), written at the end. resume: skip
     positions already in the output file (False: start the file afresh). scheduler: a Dask
     scheduler address (`tcp://host:port`) or a distributed.Client. progress: None shows a bar on
     stderr when it is a terminal, True / False force it, a callable gets (done, total).
@@ -556,6 +557,10 @@ def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: st
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     paths = [os.fspath(p) for p in inputs]
+    if not paths:
+        raise ValueError("no input file")
+    if output is None:
+        output = default_output(paths[0])
     v = get_variant(variant) if not isinstance(variant, Variant) else variant
     for name, value in (("depth", depth), ("nodes", nodes), ("move_time", move_time)):
         if value is not None and value <= 0:
@@ -712,10 +717,9 @@ def default_output(first: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run the `analyse` command: 0 when all went well, 1 when some input or search failed,
     2 for a usage error, 130 when interrupted."""
-    output = args.output or default_output(args.files[0])
     try:
         summary = analyse(args.files, variant=args.variant, depth=args.depth, nodes=args.nodes,
-                          move_time=args.move_time, workers=args.workers, output=output,
+                          move_time=args.move_time, workers=args.workers, output=args.output,
                           pdn_output=args.pdn_output, resume=args.resume,
                           scheduler=args.scheduler, fmt=args.fmt)
     except AnalysisInterrupted as exc:

@@ -306,3 +306,11 @@ def test_progress_bar(tmp_path, capsys):
     an.analyse(str(DATA / "italian.hub"), variant="italian", depth=3, workers=1,
                output=tmp_path / "p.jsonl", analyser=stub_analyser)
     assert capsys.readouterr().err == ""      # stderr is not a terminal here: quiet
+
+
+def test_default_output_is_next_to_the_first_input(tmp_path):
+    src = tmp_path / "mine.fen"
+    src.write_text((DATA / "positions.fen").read_text())
+    summary = an.analyse(str(src), depth=3, workers=1, analyser=stub_analyser, errors_to=None)
+    assert summary["output"] == str(tmp_path / "mine.analysis.jsonl")
+    assert len(lines(tmp_path / "mine.analysis.jsonl")) == 3
