@@ -401,3 +401,12 @@ def check_pydraughts_info(info: dict, legal_count: int, max_depth: int | None = 
         assert isinstance(info["nps"], float), info
     pv = info.get("pv")
     assert isinstance(pv, str) and pv.startswith('"') and pv.endswith('"') and len(pv) > 2, info
+
+
+def check_pv(variant: str, start, moves: list, pv_text: str, notation: str = "variant") -> None:
+    """Every move of a pv is legal in turn from the searched position."""
+    from hub_engine.position import Game
+
+    game = Game(variant, start, moves)
+    for move_text in pv_text.split():
+        check_and_play(game, move_text, notation)

@@ -60,9 +60,10 @@ class CyclingSide:
         self.moves += 1
 
 
-def play_game(variant: str, first_cls, second_cls) -> tuple[int, object]:
+def play_game(variant: str, first_cls, second_cls,
+              options: dict[str, str] | None = None) -> tuple[int, object]:
     """Two engines, pydraughts' board as referee; returns (plies played, final board)."""
-    engines = [open_pydraughts(variant), open_pydraughts(variant)]
+    engines = [open_pydraughts(variant, options), open_pydraughts(variant, options)]
     try:
         sides = [first_cls(engines[0]), second_cls(engines[1])]
         board = draughts.Board(variant=variant)
@@ -88,14 +89,14 @@ def play_game(variant: str, first_cls, second_cls) -> tuple[int, object]:
         assert codes == [0, 0], f"engines did not quit cleanly: {codes}"
 
 
-@pytest.mark.parametrize("variant, first_cls, second_cls", [
-    ("russian", ClockSide, CyclingSide),
-    ("brazilian", CyclingSide, ClockSide),
-    ("italian", ClockSide, CyclingSide),
-    ("english", CyclingSide, ClockSide),
+@pytest.mark.parametrize("variant, first_cls, second_cls, options", [
+    ("russian", ClockSide, CyclingSide, None),
+    ("brazilian", CyclingSide, ClockSide, None),
+    ("italian", ClockSide, CyclingSide, None),
+    ("english", CyclingSide, ClockSide, {"threads": "2"}),     # lazy SMP through the protocol
 ])
-def test_game_between_two_engines(variant, first_cls, second_cls):
-    plies, board = play_game(variant, first_cls, second_cls)
+def test_game_between_two_engines(variant, first_cls, second_cls, options):
+    plies, board = play_game(variant, first_cls, second_cls, options)
     assert plies >= MAX_PLIES or board.winner() is not None, plies
 
 

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from e2e_helpers import (HubProcess, check_and_play, check_done_line, check_info_line,
-                         engine_game, first_word, parse_fields)
+                         check_pv, engine_game, first_word, parse_fields)
 
 from hub_engine.position import Game, Position
 
@@ -74,8 +74,8 @@ def test_lidraughts_analysis_session(variant):
         latency = rest[-1].at - stop_sent
         assert latency < 2.0, f"stop -> done took {latency:.3f} s"
         check_and_play(Game(variant, None, moves), done["move"])
-        for info in infos:     # every pv starts with a legal move of the analysed position
-            check_and_play(Game(variant, None, moves), info["pv"].split()[0])
+        for info in infos:     # every pv is a legal line from the analysed position
+            check_pv(variant, None, moves, info["pv"])
         assert eng.sync() == []
         eng.assert_clean_stdout()
         assert eng.quit() == 0
@@ -224,7 +224,7 @@ def test_raw_game_between_two_engines(variant):
             moves = [m.hub() for m in game.moves]
             done, before = eng.think(start, moves, level=next(levels))
             for line in before:
-                check_info_line(line)
+                check_pv(variant, None, moves, check_info_line(line)["pv"])
             check_done_line(f"done move={done['move']}" +
                             (f" ponder={done['ponder']}" if "ponder" in done else ""))
             check_and_play(game, done["move"])
@@ -332,7 +332,7 @@ def test_king_shuffles_sent_as_moves(variant):
             done, before = eng.think(pos, moves, level="depth=6")
             assert not [t for t in before if first_word(t) == "error"], before
             for line in before:
-                check_info_line(line)
+                check_pv(variant, pos, moves, check_info_line(line)["pv"])
             probe = Game(variant, pos_text, moves)
             check_and_play(probe, done["move"])
         done, before = eng.think(pos_text, shuffle, level="depth=5", go="go analyze")

@@ -266,3 +266,97 @@ def test_quit_before_anything():
         eng.send("quit")
         assert eng.wait_exit(QUICK_EXIT) == 0
         assert eng.stdout_texts() == []
+
+
+# -- commands during a search ---------------------------------------------------------------
+
+def test_commands_during_a_search_end_it_then_run():
+    """Anything but ping/stop/ponder-hit ends the search with a done, then is executed."""
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        start = lambda: (eng.send("pos", "level infinite", "go analyze"), eng.until("info", 10))
+        start()
+        eng.send("set-param name=variant value=english")
+        check_done_line(eng.until("done", 10)[-1].text)
+        assert eng.sync() == []
+        done, _ = eng.think(level="depth=2")
+        check_and_play(Game("english"), done["move"])      # the set-param took effect
+        start()
+        eng.send("hub")
+        lines = [x.text for x in eng.until("wait", 10)]
+        others = [t for t in lines if first_word(t) != "info"]
+        assert first_word(others[0]) == "done" and first_word(others[1]) == "id", others
+        for command, answer in (("new-game", None), ("init", "ready"), ("go think", None)):
+            start()
+            eng.send(command)
+            check_done_line(eng.until("done", 10)[-1].text)
+            if answer:
+                eng.until(answer, 10)
+        eng.send("stop")                                    # ends the unlimited `go think`
+        check_done_line(eng.until("done", 10)[-1].text)
+        assert eng.sync() == []
+        eng.assert_clean_stdout()
+
+
+def test_go_and_stop_in_one_burst_always_give_one_done():
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        for go in ["go think"] * 15 + ["go ponder"] * 10 + ["go analyze"] * 10:
+            eng.send("pos", "level infinite", go, "stop")
+            check_done_line(eng.until("done", 10)[-1].text)
+        for _ in range(10):
+            eng.send("pos", "level time=0.3", "go ponder", "ponder-hit")
+            check_done_line(eng.until("done", 10)[-1].text)
+        assert eng.sync() == []           # no second done, nothing left over
+        eng.send("ponder-hit", "level depth=2", "go think", "ponder-hit")  # ignored in think
+        check_done_line(eng.until("done", 10)[-1].text)
+        assert eng.sync() == []
+        eng.assert_clean_stdout()
+
+
+@pytest.mark.parametrize("level", ["time=0.05", "time=0 inc=0", "time=-1 inc=0.01",
+                                   "move-time=0.001", "time=0.2 moves=1", "nodes=1", "depth=1"])
+def test_tiny_limits_still_give_a_legal_move(level):
+    game = Game("russian", None, ["9-13", "22-18"])
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        sent = eng.send(f'pos moves="9-13 22-18 {game.legal_moves()[0].hub()}"')
+        game.play(game.legal_moves()[0])
+        eng.send(f"level {level}", "go think")
+        lines = eng.until("done", 10)
+        assert lines[-1].at - sent < 5.0
+        check_and_play(game, check_done_line(lines[-1].text)["move"])
+
+
+# -- scores of proven results ---------------------------------------------------------------
+
+def _two_men(side: str, wins_now: bool) -> str:
+    """russian, one man each: white wins by a capture now, or black must walk into one."""
+    for w in range(12, 32):
+        for b in range(0, 28):
+            if w == b:
+                continue
+            board = ["e"] * 32
+            board[w], board[b] = "w", "b"
+            pos = Position.from_hub("russian", side + "".join(board))
+            legal = pos.legal_moves()
+            if not legal:
+                continue
+            if wins_now and all(m.is_capture for m in legal):
+                return pos.hub()
+            replies = [pos.play(m).legal_moves() for m in legal]
+            if not wins_now and all(r and all(x.is_capture for x in r) for r in replies):
+                return pos.hub()
+    raise AssertionError("no such position")
+
+
+@pytest.mark.parametrize("side, wins_now, score", [("W", True, "99.99"), ("B", False, "-99.98")])
+def test_won_and_lost_scores(side, wins_now, score):
+    """A win in n plies is 100 - n/100, a loss its negative (hub-protocol.md)."""
+    pos = _two_men(side, wins_now)
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        done, before = eng.think(pos, level="depth=6", go="go analyze")
+        scores = [check_info_line(t)["score"] for t in before]
+        assert scores and scores[-1] == score, before
+        check_and_play(Game("russian", pos), done["move"])
