@@ -127,5 +127,27 @@ def random_positions(variant: str, count: int, seed: int, max_plies: int = 150) 
     return out
 
 
-__all__ = ["random_positions", "DATA", "ROOT", "get_variant", "hub", "layout", "move_key", "move_strings", "mv", "mvs", "number", "pos",
-           "pydraughts_moves", "real_square"]
+def random_setups(variant: str, count: int, seed: int) -> list[Position]:
+    """Random sparse positions: up to 10 pieces a side, many kings, either side to move."""
+    import random
+
+    from hub_engine.notation import Setup
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        nw, nb = rng.randint(1, 10), rng.randint(1, 10)
+        sq = rng.sample(range(32), nw + nb)
+        w, b = sq[:nw], sq[nw:]
+        wk = [s for s in w if s >= 28 or rng.random() < 0.4]     # no man on its crowning row
+        bk = [s for s in b if s < 4 or rng.random() < 0.3]
+        wm = [s for s in w if s not in wk]
+        bm = [s for s in b if s not in bk]
+        out.append(Position.from_setup(variant, Setup(rng.randrange(2), tuple(sorted(wm)),
+                                                      tuple(sorted(wk)), tuple(sorted(bm)),
+                                                      tuple(sorted(bk)))))
+    return out
+
+
+__all__ = ["DATA", "ROOT", "get_variant", "hub", "layout", "move_key", "move_strings", "mv", "mvs",
+           "number", "pos", "pydraughts_moves", "random_positions", "random_setups", "real_square"]
