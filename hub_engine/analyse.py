@@ -296,7 +296,7 @@ def _run_pool(tasks: list[dict], limits: dict, analyser, workers: int
                 t = next(pending, None)
                 if t is None:
                     return
-                inflight[pool.submit(run_task, t, limits, analyser)] = t
+                inflight[pool.submit(_importable(run_task), t, limits, analyser)] = t
 
         fill()
         while inflight:
@@ -313,6 +313,15 @@ def _run_pool(tasks: list[dict], limits: dict, analyser, workers: int
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _importable(fn):
+    """fn as hub_engine.analyse's own (not __main__'s under `python -m`): pickled by reference."""
+    if fn.__module__ == "__main__":
+        import importlib
+
+        return getattr(importlib.import_module("hub_engine.analyse"), fn.__name__)
+    return fn
+
+
 def _dask():
     try:
         import distributed
@@ -322,26 +331,37 @@ def _dask():
     return distributed
 
 
-def _run_dask(tasks: list[dict], limits: dict, analyser, scheduler
-              ) -> Iterator[tuple[dict, dict]]:
-    """Hand the tasks to a Dask cluster (scheduler address or distributed.Client)."""
+def _connect(scheduler):
+    """A distributed.Client for a scheduler address (or the Client given); RuntimeError if not."""
     distributed = _dask()
-    own = isinstance(scheduler, str)
-    client = distributed.Client(scheduler) if own else scheduler
+    if not isinstance(scheduler, str):
+        return scheduler
     try:
-        futures = client.map(run_task, tasks, limits=limits, analyser=analyser, pure=False)
-        by_key = {f.key: t for f, t in zip(futures, tasks)}
-        for f in distributed.as_completed(futures):
-            t = by_key[f.key]
-            try:
-                res = f.result()
-            except Exception as exc:
-                res = {"error": f"cluster task failed: {type(exc).__name__}: {exc}"}
-            yield t, res
-            f.release()
-    finally:
-        if own:
-            client.close()
+        return distributed.Client(scheduler)
+    except (OSError, ValueError) as exc:
+        raise RuntimeError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+
+
+def _run_dask(tasks: list[dict], limits: dict, analyser, client
+              ) -> Iterator[tuple[dict, dict]]:
+    """Hand the tasks to a Dask cluster through a distributed.Client."""
+    distributed = _dask()
+    if not tasks:
+        return
+    try:
+        futures = client.map(_importable(run_task), tasks, limits=limits, analyser=analyser,
+                             pure=False)
+    except Exception as exc:
+        raise RuntimeError(f"cannot hand the tasks to the Dask cluster: {exc}") from exc
+    by_key = {f.key: t for f, t in zip(futures, tasks)}
+    for f in distributed.as_completed(futures):
+        t = by_key[f.key]
+        try:
+            res = f.result()
+        except Exception as exc:
+            res = {"error": f"cluster task failed: {type(exc).__name__}: {exc}"}
+        yield t, res
+        f.release()
 
 
 # --- output, resume, progress ------------------------------------------------------------------
@@ -571,9 +591,18 @@ def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: st
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
-    if scheduler is not None:
-        _dask()     # fail early, before reading anything, when the extra is missing
+    client = _connect(scheduler) if scheduler is not None else None   # fail before any work
+    try:
+        return _analyse(paths, v, limits, workers, output, pdn_output, resume, scheduler, client,
+                        progress, fmt, analyser, errors_to, t0)
+    finally:
+        if client is not None and client is not scheduler:
+            client.close()
 
+
+def _analyse(paths, v, limits, workers, output, pdn_output, resume, scheduler, client, progress,
+             fmt, analyser, errors_to, t0) -> dict:
+    """The body of `analyse`, once the arguments are checked and the cluster (if any) reached."""
     data = read_inputs(paths, v, fmt)
     errors = list(data.errors)
     if errors_to is not None:
@@ -606,7 +635,7 @@ def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: st
     interrupted = False
 
     if scheduler is not None:
-        stream = _run_dask(tasks, limits, analyser, scheduler)
+        stream = _run_dask(tasks, limits, analyser, client)
     elif workers == 1 or len(tasks) <= 1:
         stream = _run_inline(tasks, limits, analyser)
     else:

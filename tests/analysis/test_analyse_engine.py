@@ -52,8 +52,14 @@ def test_dask_local_cluster_agrees_with_the_pool(pool_run, tmp_path):
                                   dashboard_address=None) as cluster:
         summary = an.analyse([GAMES], depth=4, output=out, scheduler=cluster.scheduler_address,
                              errors_to=None)
+        # a Client of the caller's own works too (and is left open)
+        with distributed.Client(cluster) as client:
+            again = tmp_path / "client.jsonl"
+            an.analyse([GAMES], depth=4, output=again, scheduler=client, errors_to=None)
+            assert client.status == "running"
     assert summary["failed"] == 0 and summary["workers"] is None
-    assert by_key(lines(out)) == by_key(pool_run[1])
+    assert summary["scheduler"] == cluster.scheduler_address
+    assert by_key(lines(out)) == by_key(pool_run[1]) == by_key(lines(again))
 
 
 def test_node_and_time_limits(tmp_path):
