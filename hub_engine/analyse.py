@@ -100,7 +100,7 @@ def negate_score(score: float) -> float:
     s = -score
     if abs(s) >= WIN - 50:
         s = s - 0.01 if s > 0 else s + 0.01
-    return round(s, 2)
+    return round(s, 2) + 0.0        # + 0.0: no "-0.0" in the output
 
 
 # --- inputs -> tasks ---------------------------------------------------------------------------

@@ -65,6 +65,7 @@ def test_classify_thresholds():
 
 def test_negate_score_moves_a_win_by_one_ply():
     assert an.negate_score(0.35) == -0.35
+    assert str(an.negate_score(0.0)) == "0.0"
     assert an.negate_score(-99.97) == 99.96      # the child loses in 3 plies: we win in 4
     assert an.negate_score(99.95) == -99.94
 
