@@ -36,7 +36,9 @@ done (so in the order positions finish, not the input order):
 
 The played move's score: when it is the best move, the same score; otherwise the position after
 it is searched with the same limits (one ply less when a depth is given, so the move is seen to the
-same depth as in the first search) and its score negated (a win's ply count moved by one).
+same depth as in the first search) and its score negated (a win's ply count moved by one). The two
+searches can disagree by a few hundredths in the played move's favour (search noise): the loss is
+then 0, never negative.
 
 Classification of a played move by its loss (the thresholds are the module constants below):
 loss >= INACCURACY (0.3 men) is an inaccuracy, >= MISTAKE (1.0) a mistake, >= BLUNDER (2.5) a
