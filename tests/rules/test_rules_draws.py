@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from rules_helpers import hub, mv
+from rules_helpers import hub, layout, mv
 from hub_engine import Game
 
 sys.setrecursionlimit(10000)
@@ -19,7 +19,8 @@ sys.setrecursionlimit(10000)
 QUIET = "no man move and no capture"
 NOCAPCROWN = "no capture and no crowning"
 ENDGAME = "endgame not won in time"
-CFG_KINGS_VS_LONE, CFG_FEW_VS_LONE, CFG_RIO_RUN = 1, 5, 7
+CFG_KINGS_VS_LONE, CFG_THREE_VS_DIAG, CFG_FEW_VS_LONE, CFG_RIO_RUN = 1, 4, 5, 7
+LONG_DIAGONAL = [layout("russian", sq) for sq in ("a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8")]
 
 
 def kings_of_mover(g: Game) -> tuple[int, ...]:
@@ -233,9 +234,8 @@ def test_russian_three_kings_against_lone_king():
         # keep the configuration: the lone king stays off a1-h8, the man does not crown
         if m.is_capture or m.promote:
             return False
-        after = g.position.play(m)
-        lone = after.setup()[4]
-        return all(s % 5 != 0 for s in lone)            # internal a1-h8 = 0, 5, 10, ..., 30
+        text = g.position.play(m).hub()
+        return all(text[k] != "B" for k in LONG_DIAGONAL)
     man_move = lambda g: any(m.frm not in kings_of_mover(g) and off_diagonal(g, m)
                              for m in g.legal_moves())
     walk_checked(g, 10, seed=11, step_ok=off_diagonal, final_ok=man_move)
@@ -247,6 +247,24 @@ def test_russian_three_kings_against_lone_king():
     g.play(fresh_moves(g, off_diagonal)[0])
     assert g.counters[2:] == (CFG_KINGS_VS_LONE, 30)
     assert g.counters[0] < 30                           # not the quiet rule
+    assert g.draw_reason() == ENDGAME
+
+
+def test_russian_three_pieces_against_lone_king_on_the_long_diagonal():
+    """Three pieces (here two kings and a man) against a lone king on a1-h8: 5 moves."""
+    v = "russian"
+    g = Game(v, start=hub(v, "W", "Kc1,Kg1,a5", "Kb2"))
+    assert g.counters[2] == CFG_THREE_VS_DIAG
+
+    def on_diagonal(g, m):
+        if m.is_capture or m.promote:
+            return False
+        text = g.position.play(m).hub()
+        return any(text[k] == "B" for k in LONG_DIAGONAL)
+    walk_checked(g, 9, seed=17, step_ok=on_diagonal, final_ok=can_go_on(on_diagonal))
+    assert g.counters[2:] == (CFG_THREE_VS_DIAG, 9) and g.draw_reason() is None
+    g.play(fresh_moves(g, on_diagonal)[0])
+    assert g.counters[2:] == (CFG_THREE_VS_DIAG, 10)
     assert g.draw_reason() == ENDGAME
 
 
