@@ -253,7 +253,7 @@ def test_russian_three_kings_against_lone_king():
 def test_russian_three_pieces_against_lone_king_on_the_long_diagonal():
     """Three pieces (here two kings and a man) against a lone king on a1-h8: 5 moves."""
     v = "russian"
-    g = Game(v, start=hub(v, "W", "Kc1,Kg1,a5", "Kb2"))
+    g = Game(v, start=hub(v, "W", "Ka3,Kg1,a5", "Ke5"))
     assert g.counters[2] == CFG_THREE_VS_DIAG
 
     def on_diagonal(g, m):
