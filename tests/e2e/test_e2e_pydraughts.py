@@ -7,6 +7,8 @@ on a clock (`Limit(time=..., inc=...)`), the other cycles through `movetime`, `d
 from __future__ import annotations
 
 import itertools
+import logging
+import threading
 import time
 
 import pytest
@@ -95,9 +97,17 @@ def play_game(variant: str, first_cls, second_cls,
     ("italian", ClockSide, CyclingSide, None),
     ("english", CyclingSide, ClockSide, {"threads": "2"}),     # lazy SMP through the protocol
 ])
-def test_game_between_two_engines(variant, first_cls, second_cls, options):
+def test_game_between_two_engines(variant, first_cls, second_cls, options, caplog):
+    caplog.set_level(logging.WARNING, logger="pydraughts")
     plies, board = play_game(variant, first_cls, second_cls, options)
     assert plies >= MAX_PLIES or board.winner() is not None, plies
+    assert_no_unexpected_lines(caplog)
+
+
+def assert_no_unexpected_lines(caplog) -> None:
+    """pydraughts logs every line it did not expect (it reads the engine's stderr too)."""
+    unexpected = [r.getMessage() for r in caplog.records if r.name == "pydraughts"]
+    assert unexpected == [], unexpected
 
 
 # -- pondering -------------------------------------------------------------------------------
@@ -160,8 +170,9 @@ def test_ponder_stop_then_new_search(russian_pair):
     check_pydraughts_info(fresh.info, len(actual.legal_moves()))
 
 
-def test_pondering_game(russian_pair):
+def test_pondering_game(russian_pair, caplog):
     """A game where side A ponders on every ponder move B's turn allows, like lidraughts-bot."""
+    caplog.set_level(logging.WARNING, logger="pydraughts")
     a, b = russian_pair
     board = draughts.Board(variant="russian")
     hits = misses = 0
@@ -207,3 +218,30 @@ def test_pondering_game(russian_pair):
             pondering[0].join(10)
     assert plies >= 40 or board.winner() is not None
     assert hits + misses > 0, "A never pondered"
+    assert_no_unexpected_lines(caplog)
+
+
+def test_pdn_fen_and_set_param_after_init_like_pydraughts_own_tests(caplog):
+    """pydraughts' test suite sends a PDN FEN in `pos` and set-param after init: the engine
+    answers `error`, still gives its `done`, and keeps working."""
+    caplog.set_level(logging.WARNING, logger="pydraughts")
+    engine = open_pydraughts("russian")
+    try:
+        out: dict = {}
+        thread = threading.Thread(
+            target=lambda: out.update(r=engine.go("W:W31,32:B1,2", depth=2)), daemon=True)
+        thread.start()
+        thread.join(30)
+        assert not thread.is_alive(), "pydraughts got no done after a PDN FEN"
+        bestmove, _ponder = out["r"]
+        assert bestmove and bestmove != '""'
+        unexpected = [r.getMessage() for r in caplog.records if r.name == "pydraughts"]
+        assert any("error" in m and "bad position" in m for m in unexpected), unexpected
+        engine.setoption("variant", "brazilian")          # after init
+        engine.setoption("initial-time", "300")           # unknown name: silently accepted
+        board = draughts.Board(variant="brazilian")
+        result = play_with_timeout(engine, board, Limit(depth=3))
+        check_pydraughts_move(board, result)
+        engine.ping()
+    finally:
+        assert close_pydraughts(engine) == 0
