@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import time
 
 import pytest
@@ -290,15 +291,18 @@ def test_notation_layout_set_explicitly():
 
 # -- repetitions --------------------------------------------------------------------------------
 
-def _king_shuffle(variant: str) -> tuple[str, list[str]]:
-    """A position with kings (and a few men) and 8 king moves that repeat it twice."""
+def _king_position(variant: str) -> str:
+    """Kings on layout 32 (white) and 1 (black), men on 21 (white) and 12 (black)."""
     board = ["e"] * 32
-    board[31] = "W"   # layout 32
-    board[20] = "w"   # layout 21
-    board[0] = "B"    # layout 1
-    board[11] = "b"   # layout 12
-    pos_text = "W" + "".join(board)
-    start = Position.from_hub(variant, pos_text)
+    board[31] = "W"
+    board[20] = "w"
+    board[0] = "B"
+    board[11] = "b"
+    return "W" + "".join(board)
+
+
+def _cycle(start: Position) -> list[str] | None:
+    """Four king moves (no capture) that come back to `start`, or None."""
     for m1 in start.legal_moves():
         if m1.is_capture:
             continue
@@ -313,8 +317,16 @@ def _king_shuffle(variant: str) -> tuple[str, list[str]]:
             p3 = p2.play(back1[0])
             back2 = [m for m in p3.legal_moves() if m.frm == m2.to and m.to == m2.frm]
             if back2 and p3.play(back2[0]) == start:
-                return pos_text, [m1.hub(), m2.hub(), back1[0].hub(), back2[0].hub()] * 2
-    raise AssertionError("no king shuffle found")
+                return [m1.hub(), m2.hub(), back1[0].hub(), back2[0].hub()]
+    return None
+
+
+def _king_shuffle(variant: str) -> tuple[str, list[str]]:
+    """A position with kings (and a few men) and 8 king moves that repeat it twice."""
+    pos_text = _king_position(variant)
+    cycle = _cycle(Position.from_hub(variant, pos_text))
+    assert cycle, "no king shuffle found"
+    return pos_text, cycle * 2
 
 
 @pytest.mark.parametrize("variant", ["russian", "italian"])
@@ -339,3 +351,33 @@ def test_king_shuffles_sent_as_moves(variant):
         check_and_play(Game(variant, pos_text, shuffle), done["move"])
         assert eng.sync() == []
         eng.assert_clean_stdout()
+
+
+def _search_lines(variant: str, pos: str, moves: list[str]) -> list[str]:
+    """A fixed-depth search in a fresh process: its info and done lines minus time and nps."""
+    with HubProcess() as eng:
+        eng.handshake(variant)
+        done, before = eng.think(pos, moves, level="depth=7")
+        eng.assert_clean_stdout()
+    strip = re.compile(r" (time|nps)=\S+")
+    return [strip.sub("", line) for line in before] + [str(sorted(done.items()))]
+
+
+@pytest.mark.parametrize("variant", ["russian", "brazilian"])
+def test_history_forms_give_the_same_search(variant):
+    """`pos` = earlier position + a man move + king moves, and `pos` = the position after the
+    man move + the same king moves, describe the same game state: a deterministic
+    single-threaded search must print the same lines for both."""
+    p0 = Position.from_hub(variant, _king_position(variant))
+    for m0 in p0.legal_moves():
+        if m0.is_capture or m0.frm not in p0.board.pieces()[0]:
+            continue                                      # a white man's quiet move
+        p1 = p0.play(m0)
+        cycle = _cycle(p1)
+        if cycle:
+            break
+    else:
+        raise AssertionError("no man move followed by a king cycle")
+    full = _search_lines(variant, p0.hub(), [m0.hub()] + cycle * 2)
+    since_irreversible = _search_lines(variant, p1.hub(), cycle * 2)
+    assert full == since_irreversible
