@@ -198,9 +198,12 @@ class Engine:
                 if self._timer is not None:
                     self._timer.cancel()
                     self._timer = None
-        if mode == "ponder":
-            # a ponder search that finished early waits for the opponent's move or `stop`
-            while not self._halt.is_set() and not self._ponder_hit.is_set():
+        unlimited = limits.is_unlimited()
+        if mode == "ponder" or unlimited:
+            # a search that finished early (MAX_DEPTH or a proven result) waits: with no limit
+            # for `stop` (hub-protocol.md: "search until stop"), a ponder search for the
+            # opponent's move or `stop`
+            while not self._halt.is_set() and (unlimited or not self._ponder_hit.is_set()):
                 self._halt.wait(0.01)
         best = pv[0] if pv else legal[0]
         ponder = pv[1].hub(self.notation) if len(pv) > 1 else None
