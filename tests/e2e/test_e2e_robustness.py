@@ -360,3 +360,26 @@ def test_won_and_lost_scores(side, wins_now, score):
         scores = [check_info_line(t)["score"] for t in before]
         assert scores and scores[-1] == score, before
         check_and_play(Game("russian", pos), done["move"])
+
+
+@pytest.mark.parametrize("go", ["go analyze", "go think", "go ponder"])
+@pytest.mark.parametrize("level", ["level infinite", None])
+def test_search_without_limit_waits_for_stop_even_when_finished(go, level):
+    """A won position is searched to the maximum depth in milliseconds: with no limit the
+    engine must still wait for `stop` (a client that sends stop then waits for done would
+    hang on an early done)."""
+    pos = _two_men("W", True)
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        eng.send(f"pos pos={pos}", *([level] if level else []), go)
+        time.sleep(1.0)
+        early = [t for t in eng.drain() if first_word(t) != "info"]
+        assert early == [], f"done before stop: {early}"
+        if go == "go ponder":
+            eng.send("ponder-hit")
+            time.sleep(0.3)
+            assert [t for t in eng.drain() if first_word(t) != "info"] == []
+        eng.send("stop")
+        done = check_done_line(eng.until("done", 10)[-1].text)
+        check_and_play(Game("russian", pos), done["move"])
+        assert eng.sync() == []
