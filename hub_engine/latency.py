@@ -53,9 +53,12 @@ class _Pipe:
         self._lines.put(None)
 
     def send(self, *lines: str) -> float:
+        """Write lines; the time just BEFORE the write (the answer may be stamped by the reader
+        thread before this thread runs again, so a time taken after could come out later)."""
+        at = time.perf_counter()
         self.proc.stdin.write("".join(f"{line}\n" for line in lines).encode())
         self.proc.stdin.flush()
-        return time.perf_counter()
+        return at
 
     def wait_for(self, word: str) -> float:
         """Arrival time of the next line starting with `word` (earlier lines are skipped)."""

@@ -83,12 +83,13 @@ class HubProcess:
 
     # -- writing -------------------------------------------------------------------------
     def send(self, *lines: str) -> float:
-        """Write lines (one flush); returns the monotonic time just after the write."""
+        """Write lines (one flush); returns the monotonic time just before the write."""
         data = "".join(line + "\n" for line in lines).encode()
         self.sent.extend(lines)
+        at = time.monotonic()
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
-        return time.monotonic()
+        return at
 
     def send_raw(self, data: bytes) -> None:
         self.proc.stdin.write(data)

@@ -22,7 +22,9 @@ def test_latency_module_prints_three_figures():
     assert proc.returncode == 0, proc.stderr
     figures = [line for line in proc.stdout.splitlines() if not line.startswith("#")]
     assert len(figures) == 3, proc.stdout
-    assert [LINE.fullmatch(line).group(1) for line in figures] == [
+    matches = [LINE.fullmatch(line) for line in figures]
+    assert all(matches), proc.stdout
+    assert [m.group(1) for m in matches] == [
         "start_to_wait", "init_to_ready", "stop_to_done"], proc.stdout
 
 
