@@ -480,3 +480,11 @@ def test_nothing_is_written_after_quit():
     finally:
         harness.engine.release.set()
         harness.close()
+
+
+def test_control_bytes_in_bad_input_are_not_echoed(hub):
+    hub.send_raw(b"\x1b[2J\x00boom\n")
+    error = hub.expect("error")
+    assert "unknown command" in error
+    assert not any(ord(c) < 32 or ord(c) == 127 for c in error)
+    assert_alive(hub)

@@ -124,3 +124,8 @@ def test_format_line_rejects_bad_words(command, name):
 def test_round_trip(fields):
     line = parse_line(format_line("cmd", fields))
     assert line == Line("cmd", fields)
+
+
+def test_format_value_never_writes_control_characters():
+    assert format_value("bad\x00word\x1b[2J") == "bad?word?[2J"
+    assert format_value("a\r\nb") == '"a b"'
