@@ -158,8 +158,10 @@ class Session:
         elif isinstance(command, SetParam):
             self._call("set-param", engine.set_param, command.name, command.value)
         elif isinstance(command, Init):
-            if self._call("init", engine.init):
-                self._send("ready")
+            # `ready` even after an error, as `hub` always ends with `wait`: clients such as
+            # pydraughts wait for it and would hang otherwise
+            self._call("init", engine.init)
+            self._send("ready")
         elif isinstance(command, NewGame):
             self._call("new-game", engine.new_game)
         elif isinstance(command, Pos):

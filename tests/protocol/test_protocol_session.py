@@ -77,10 +77,11 @@ def test_init_answers_ready(hub):
     assert hub.engine.calls == ["init", "set-param threads 4", "init"]
 
 
-def test_failed_init_is_an_error_not_ready(hub):
+def test_failed_init_is_an_error_then_ready(hub):
     hub.engine.fail_init = True
     hub.send("init")
     assert hub.expect("error") == 'error message="init failed: RuntimeError: tables missing"'
+    assert hub.next_reply() == "ready"          # a waiting client is not left hanging
     assert_alive(hub)
 
 
