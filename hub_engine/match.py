@@ -228,8 +228,18 @@ class HubClient:
 
 # --- openings --------------------------------------------------------------------------------
 
-def random_openings(variant: str, count: int, plies: int, seed: int) -> list[list[str]]:
-    """count distinct openings of `plies` random legal plies from the start (fixed seed)."""
+def is_balanced(game: Game) -> bool:
+    """Equal material and no capture for the side to move: no side starts a piece up."""
+    s = game.position.setup()
+    if len(s.men0) + len(s.kings0) != len(s.men1) + len(s.kings1):
+        return False
+    return not any(m.is_capture for m in game.legal_moves())
+
+
+def random_openings(variant: str, count: int, plies: int, seed: int,
+                    balanced: bool = True) -> list[list[str]]:
+    """count distinct openings of `plies` random legal plies from the start (fixed seed);
+    balanced keeps only lines that end with equal material and no capture to make."""
     rng = random.Random(seed)
     found: list[list[str]] = []
     seen: set[tuple[str, ...]] = set()
@@ -246,6 +256,8 @@ def random_openings(variant: str, count: int, plies: int, seed: int) -> list[lis
             game.play(m)
             line.append(str(m))
         if len(line) < plies or not game.legal_moves() or tuple(line) in seen:
+            continue
+        if balanced and not is_balanced(game):
             continue
         seen.add(tuple(line))
         found.append(line)
@@ -412,7 +424,8 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
         openings = read_openings(args.openings, variant)
         openings = [openings[i % len(openings)] for i in range(n_open)]
     else:
-        openings = random_openings(variant, n_open, args.opening_plies, args.seed)
+        openings = random_openings(variant, n_open, args.opening_plies, args.seed,
+                                   balanced=not args.unbalanced)
     if args.move_time is None and args.time is None:
         args.move_time = 1.0
     tc1 = TimeControl(args.move_time, args.time, args.inc or 0.0, args.tolerance)
@@ -506,6 +519,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the random openings (default 1)")
     p.add_argument("--opening-plies", type=int, default=4,
                    help="random legal plies from the start per opening (default 4)")
+    p.add_argument("--unbalanced", action="store_true",
+                   help="keep random openings that leave a side a piece up or a capture to make "
+                        "(by default they are skipped)")
     p.add_argument("--openings", help="file of openings, one a line (Hub moves from the start)")
     p.add_argument("--max-plies", type=int, default=300, help="adjudicate a draw after this many "
                                                               "plies (default 300)")

@@ -87,6 +87,10 @@ def test_random_openings_are_legal_distinct_and_seeded():
     for line in a:
         g = Game("russian", moves=line)
         assert len(g.moves) == 4 and g.legal_moves()
+        assert match.is_balanced(g)
+    # without the filter some random lines give a piece away (11-15 24-20 15x24x20 23-20)
+    loose = match.random_openings("brazilian", 40, 4, seed=1, balanced=False)
+    assert not all(match.is_balanced(Game("brazilian", moves=o)) for o in loose)
 
 
 def test_read_openings(tmp_path):
