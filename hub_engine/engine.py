@@ -126,7 +126,8 @@ class Engine:
     def set_position(self, pos: str | None, moves: list[str]) -> None:
         """Replace the game; on any error the previous game is kept unchanged."""
         try:
-            start = Position.from_hub(self.variant, pos) if pos else Position.start(self.variant)
+            start = (Position.start(self.variant) if pos is None
+                     else Position.from_hub(self.variant, pos))
         except ValueError as exc:
             message = str(exc)   # notation's messages already start with "bad position"
             raise ValueError(message if message.startswith("bad position")
