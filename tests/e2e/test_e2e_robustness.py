@@ -49,6 +49,8 @@ MALFORMED = [
     ("pos pos=W:W31,32:B1,2", "error"),                 # PDN FEN
     ("pos pos=X" + "e" * 32, "error"),
     ("pos pos=W" + "z" * 32, "error"),
+    ('pos pos="" moves="9-13"', "error"),               # an empty string is not the start
+    ("pos pos=start", "error"),                          # `start` is a flag, not a position
     ('pos moves="99-100"', "error"),
     ('pos moves="22-"', "error"),
     ('pos moves="x"', "error"),
