@@ -211,7 +211,7 @@ class HubProcess:
             assert first_word(text) in PROTOCOL_WORDS, f"not a protocol line on stdout: {text!r}"
             assert "Traceback" not in text, text
 
-    def __enter__(self) -> "HubProcess":
+    def __enter__(self) -> HubProcess:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -14,10 +14,15 @@ import time
 import pytest
 
 draughts = pytest.importorskip("draughts")
-from draughts.engine import Limit  # noqa: E402
-
-from e2e_helpers import (PlayThread, check_pydraughts_info, check_pydraughts_move,  # noqa: E402
-                         close_pydraughts, open_pydraughts, play_with_timeout)
+from draughts.engine import Limit
+from e2e_helpers import (
+    PlayThread,
+    check_pydraughts_info,
+    check_pydraughts_move,
+    close_pydraughts,
+    open_pydraughts,
+    play_with_timeout,
+)
 
 MAX_PLIES = 44
 START_CLOCK = 3.0

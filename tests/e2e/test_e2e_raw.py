@@ -14,9 +14,20 @@ import re
 import time
 
 import pytest
-
-from e2e_helpers import (HubProcess, check_and_play, check_done_line, check_info_line,
-                         check_pv, engine_game, first_word, parse_fields)
+from e2e_helpers import (
+    HubProcess,
+    check_and_play,
+    check_done_line,
+    check_info_line,
+    check_pv,
+    check_pydraughts_move,
+    close_pydraughts,
+    engine_game,
+    first_word,
+    open_pydraughts,
+    parse_fields,
+    play_with_timeout,
+)
 
 from hub_engine.position import Game, Position
 
@@ -186,19 +197,18 @@ def test_single_legal_move_answers_at_once(variant):
 
 
 def test_single_legal_move_through_pydraughts():
+    """lidraughts-bot: variant and initial-time set, first move with Limit(movetime=10.0)."""
     draughts = pytest.importorskip("draughts")
     from draughts.engine import Limit
-    from e2e_helpers import check_pydraughts_move, close_pydraughts, open_pydraughts
 
     moves, _forced = single_move_line("russian")
-    engine = open_pydraughts("russian")
+    engine = open_pydraughts("russian", {"initial-time": "180"})
     try:
         board = draughts.Board(variant="russian")
         for m in moves:
             board.push(draughts.Move(board, hub_move=m))
         assert len(board.legal_moves()) == 1
         t0 = time.monotonic()
-        from e2e_helpers import play_with_timeout
         result = play_with_timeout(engine, board, Limit(movetime=10.0), timeout=12)
         assert time.monotonic() - t0 < 3.0
         check_pydraughts_move(board, result)

@@ -11,9 +11,14 @@ import re
 import time
 
 import pytest
-
-from e2e_helpers import (HubProcess, check_and_play, check_done_line, check_info_line,
-                         first_word, parse_fields)
+from e2e_helpers import (
+    HubProcess,
+    check_and_play,
+    check_done_line,
+    check_info_line,
+    first_word,
+    parse_fields,
+)
 
 from hub_engine.position import Game, Position
 
@@ -90,7 +95,7 @@ def test_each_malformed_line_gets_an_error_and_the_engine_keeps_serving():
                 assert re.fullmatch(r'error message="[^"]+"', line), f"{label!r}: {line!r}"
                 assert len(line) < 400, f"{label!r}: the error echoes too much ({len(line)})"
         # the engine still plays after all that
-        done, before = eng.think(level="depth=3")
+        done, _ = eng.think(level="depth=3")
         check_and_play(Game("russian"), done["move"])
         eng.send("ping")
         assert [x.text for x in eng.until("pong")] == ["pong"]
@@ -335,7 +340,7 @@ def test_tiny_limits_still_give_a_legal_move(level):
 def _two_men(side: str, wins_now: bool) -> str:
     """russian, one man each: white wins by a capture now, or black must walk into one."""
     for w in range(12, 32):
-        for b in range(0, 28):
+        for b in range(28):
             if w == b:
                 continue
             board = ["e"] * 32
