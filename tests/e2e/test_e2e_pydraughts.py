@@ -126,8 +126,8 @@ def russian_pair():
     assert codes == [0, 0], codes
 
 
-def _first_move_with_ponder(engine):
-    board = draughts.Board(variant="russian")
+def _first_move_with_ponder(engine, variant: str = "russian"):
+    board = draughts.Board(variant=variant)
     result = play_with_timeout(engine, board, Limit(depth=5))
     check_pydraughts_move(board, result)
     assert result.ponder is not None, "depth 5 from the start should give a ponder move"
@@ -135,12 +135,23 @@ def _first_move_with_ponder(engine):
     return board, result
 
 
-@pytest.mark.parametrize("limit", [Limit(time=3.0, inc=INC), Limit(depth=2)],
-                         ids=["clock", "depth-finishes-early"])
-def test_ponder_hit(russian_pair, limit):
+@pytest.mark.parametrize("variant, limit", [
+    ("russian", Limit(time=3.0, inc=INC)),
+    ("russian", Limit(depth=2)),                # finishes early, then waits for ponder-hit
+    ("english", Limit(movetime=0.3)),
+    ("italian", Limit(nodes=3000)),
+], ids=["russian-clock", "russian-depth-finishes-early", "english-movetime", "italian-nodes"])
+def test_ponder_hit(variant, limit):
     """go ponder on the expected move; no done before ponder-hit; ponder-hit -> done."""
-    engine = russian_pair[0]
-    board, first = _first_move_with_ponder(engine)
+    engine = open_pydraughts(variant, {"ponder": "true"})
+    try:
+        _ponder_hit(engine, variant, limit)
+    finally:
+        assert close_pydraughts(engine) == 0
+
+
+def _ponder_hit(engine, variant, limit):
+    board, first = _first_move_with_ponder(engine, variant)
     ponder_board = board.copy()
     ponder_board.push(first.ponder)
     thread = PlayThread(engine, ponder_board, limit, ponder=True)

@@ -390,3 +390,14 @@ def test_search_without_limit_waits_for_stop_even_when_finished(go, level):
         done = check_done_line(eng.until("done", 10)[-1].text)
         check_and_play(Game("russian", pos), done["move"])
         assert eng.sync() == []
+
+
+def test_search_without_hub_or_init():
+    """A client that skips `hub` and `init` still gets a search (init is done lazily)."""
+    with HubProcess() as eng:
+        eng.send("set-param name=variant value=italian", "set-param name=tt-size value=16")
+        done, before = eng.think(level="depth=3")
+        assert all(first_word(t) == "info" for t in before), before
+        check_and_play(Game("italian"), done["move"])
+        eng.assert_clean_stdout()
+        assert eng.quit() == 0
