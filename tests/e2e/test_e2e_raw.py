@@ -391,3 +391,56 @@ def test_history_forms_give_the_same_search(variant):
     full = _search_lines(variant, p0.hub(), [m0.hub()] + cycle * 2)
     since_irreversible = _search_lines(variant, p1.hub(), cycle * 2)
     assert full == since_irreversible
+
+
+# -- capture notation on input ---------------------------------------------------------------
+
+def _line_with_multi_capture(variant: str) -> Game:
+    """A reproducible game that ends with a capture of two or more pieces."""
+    import random
+
+    for seed in range(200):
+        rnd = random.Random(seed)
+        game = Game(variant)
+        for _ply in range(80):
+            legal = game.legal_moves()
+            if not legal:
+                break
+            multi = [m for m in legal if len(m.captured) >= 2]
+            game.play(multi[0] if multi else rnd.choice(legal))
+            if multi:
+                return game
+    raise AssertionError(f"no multi-capture found in {variant}")
+
+
+def _loose(move, short: bool) -> str:
+    """The move as a client may write it: captured squares reversed, or no captured list."""
+    parts = move.hub().split("x")
+    if len(parts) < 3:
+        return move.hub()
+    return "x".join(parts[:2]) if short else "x".join(parts[:2] + parts[:1:-1])
+
+
+@pytest.mark.parametrize("variant", ["russian", "english"])
+def test_captures_accepted_in_any_order_and_short_form(variant):
+    game = _line_with_multi_capture(variant)
+    reversed_order = [_loose(m, short=False) for m in game.moves]
+    assert reversed_order != [m.hub() for m in game.moves]
+    with HubProcess() as eng:
+        eng.handshake(variant)
+        done, before = eng.think(moves=reversed_order, level="depth=3")
+        assert not [t for t in before if first_word(t) == "error"], before
+        check_and_play(Game(variant, None, game.moves), done["move"])
+        # short form: accepted when exactly one legal capture matches from/to
+        replay = Game(variant)
+        short = []
+        for m in game.moves:
+            text = _loose(m, short=True)
+            pos = replay.position
+            same = [x for x in pos.legal_moves() if x.frm == m.frm and x.to == m.to]
+            short.append(text if len(same) == 1 else m.hub())
+            replay.play(m)
+        done, before = eng.think(moves=short, level="depth=3")
+        assert not [t for t in before if first_word(t) == "error"], before
+        check_and_play(Game(variant, None, game.moves), done["move"])
+        assert eng.sync() == []
