@@ -236,10 +236,21 @@ def is_balanced(game: Game) -> bool:
     return not any(m.is_capture for m in game.legal_moves())
 
 
-def random_openings(variant: str, count: int, plies: int, seed: int,
-                    balanced: bool = True) -> list[list[str]]:
-    """count distinct openings of `plies` random legal plies from the start (fixed seed);
-    balanced keeps only lines that end with equal material and no capture to make."""
+def opening_score(game: Game, depth: int) -> float:
+    """Our search's score of the position, in men for the side to move, at a fixed depth."""
+    from hub_engine.bench import search_position
+
+    return search_position(game.variant.name, game.position.hub(), depth, tt_log2=16)["score"] / 100
+
+
+def random_openings(variant: str, count: int, plies: int, seed: int, balanced: bool = True,
+                    check_depth: int = 10, max_score: float = 0.5) -> list[list[str]]:
+    """count distinct openings of `plies` random legal plies from the start (fixed seed).
+
+    balanced keeps only lines that end with equal material and no capture to make, and (with
+    check_depth > 0) that our search at that depth scores within +/- max_score men: random plies
+    often walk into a shot (e.g. 12-16 24-20 11-14 20-15, where 14-19 wins a man by force).
+    """
     rng = random.Random(seed)
     found: list[list[str]] = []
     seen: set[tuple[str, ...]] = set()
@@ -258,6 +269,8 @@ def random_openings(variant: str, count: int, plies: int, seed: int,
         if len(line) < plies or not game.legal_moves() or tuple(line) in seen:
             continue
         if balanced and not is_balanced(game):
+            continue
+        if balanced and check_depth > 0 and abs(opening_score(game, check_depth)) > max_score:
             continue
         seen.add(tuple(line))
         found.append(line)
@@ -425,7 +438,8 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
         openings = [openings[i % len(openings)] for i in range(n_open)]
     else:
         openings = random_openings(variant, n_open, args.opening_plies, args.seed,
-                                   balanced=not args.unbalanced)
+                                   balanced=not args.unbalanced, check_depth=args.opening_depth,
+                                   max_score=args.opening_max_score)
     if args.move_time is None and args.time is None:
         args.move_time = 1.0
     tc1 = TimeControl(args.move_time, args.time, args.inc or 0.0, args.tolerance)
@@ -520,8 +534,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opening-plies", type=int, default=4,
                    help="random legal plies from the start per opening (default 4)")
     p.add_argument("--unbalanced", action="store_true",
-                   help="keep random openings that leave a side a piece up or a capture to make "
-                        "(by default they are skipped)")
+                   help="keep random openings that leave a side a piece up, a capture to make or "
+                        "a score beyond --opening-max-score (by default they are skipped)")
+    p.add_argument("--opening-depth", type=int, default=10,
+                   help="depth of our search that screens random openings (0 = no search; "
+                        "default 10)")
+    p.add_argument("--opening-max-score", type=float, default=0.5,
+                   help="keep random openings our search scores within +/- this many men "
+                        "(default 0.5)")
     p.add_argument("--openings", help="file of openings, one a line (Hub moves from the start)")
     p.add_argument("--max-plies", type=int, default=300, help="adjudicate a draw after this many "
                                                               "plies (default 300)")

@@ -88,9 +88,13 @@ def test_random_openings_are_legal_distinct_and_seeded():
         g = Game("russian", moves=line)
         assert len(g.moves) == 4 and g.legal_moves()
         assert match.is_balanced(g)
+        assert abs(match.opening_score(g, 10)) <= 0.5
     # without the filter some random lines give a piece away (11-15 24-20 15x24x20 23-20)
     loose = match.random_openings("brazilian", 40, 4, seed=1, balanced=False)
     assert not all(match.is_balanced(Game("brazilian", moves=o)) for o in loose)
+    # a shot: equal material, no capture to make, but 14-19 wins a man by force
+    shot = Game("brazilian", moves="12-16 24-20 11-14 20-15".split())
+    assert match.is_balanced(shot) and match.opening_score(shot, 10) > 0.5
 
 
 def test_read_openings(tmp_path):
