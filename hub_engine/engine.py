@@ -22,7 +22,7 @@ from protocol import Info, Limits, ParamSpec, SearchResult
 
 MAX_DEPTH = 100
 ASPIRATION = 25            # first window half-width, internal units (man = 100)
-TT_LOG2_DEFAULT, TT_LOG2_MIN, TT_LOG2_MAX = 22, 12, 30
+TT_LOG2_DEFAULT, TT_LOG2_MIN, TT_LOG2_MAX = 22, 12, 28   # 28: 4 GiB
 MAX_THREADS = max(1, os.cpu_count() or 1)
 NOTATIONS = ("variant", "layout")
 
@@ -60,7 +60,9 @@ class Engine:
         self._searchers: list[Searcher] = []
         self._searchers_variant: str | None = None
         self._halt = threading.Event()
-        self._ponder_hit = threading.Event()
+        self._ponder_hit = threading.Event()     # set while this move's clock runs
+        self._state = "idle"                      # idle | pondering | running
+        self._early_hit = False
         self._clock_start = 0.0
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
@@ -160,12 +162,15 @@ class Engine:
 
     def ponder_hit(self) -> None:
         with self._lock:
-            if not self._ponder_hit.is_set():
-                self._ponder_hit.set()
+            if self._state == "pondering":
+                self._state = "running"
                 self._start_clock()
+            elif self._state == "idle":
+                self._early_hit = True     # overtook the first lines of search(): keep it
 
     def _start_clock(self) -> None:
         """The clock runs from now: arm the hard-limit timer (caller holds the lock)."""
+        self._ponder_hit.set()
         self._clock_start = time.monotonic()
         if self._budget.hard is not None:
             self._timer = threading.Timer(self._budget.hard, self.stop)
@@ -173,8 +178,18 @@ class Engine:
             self._timer.start()
 
     def search(self, limits: Limits, mode: str, on_info: Callable[[Info], None]) -> SearchResult:
-        self._halt.clear()
-        self._ponder_hit.clear()
+        self._halt.clear()           # a stale repeated stop of the last search is forgotten
+        try:
+            return self._search(limits, mode, on_info)
+        finally:
+            with self._lock:
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+                self._state = "idle"
+                self._early_hit = False
+
+    def _search(self, limits: Limits, mode: str, on_info: Callable[[Info], None]) -> SearchResult:
         self._ready()
         self._tt.new_search()
         root = self.game.position
@@ -187,18 +202,14 @@ class Engine:
         self._budget = (Budget(None, None) if limits.is_unlimited() else
                         budget(limits.move_time, limits.time, limits.inc, limits.moves))
         with self._lock:
-            if mode == "ponder":
+            if mode == "ponder" and not self._early_hit:
+                self._state = "pondering"    # no clock until ponder-hit
+                self._ponder_hit.clear()
                 self._clock_start = time.monotonic()
             else:
-                self._ponder_hit.set()
+                self._state = "running"
                 self._start_clock()
-        try:
-            pv = self._deepen(root, limits, mode, on_info)
-        finally:
-            with self._lock:
-                if self._timer is not None:
-                    self._timer.cancel()
-                    self._timer = None
+        pv = self._deepen(root, limits, mode, on_info)
         unlimited = limits.is_unlimited()
         if mode == "ponder" or unlimited:
             # a search that finished early (MAX_DEPTH or a proven result) waits: with no limit
