@@ -152,3 +152,26 @@ def test_two_threads_search():
     e.init()
     result, infos = search(e, depth=8)
     assert result.move is not None and infos[-1].depth == 8
+
+
+def test_ponder_hit_that_overtakes_the_search_is_not_lost():
+    e = make_engine()
+    e.ponder_hit()                       # arrives before search() has set itself up
+    out = {}
+    worker = threading.Thread(target=lambda: out.update(r=search(e, mode="ponder", depth=3)))
+    worker.start()
+    worker.join(5)
+    assert not worker.is_alive() and out["r"][0].move is not None
+
+
+def test_stale_ponder_hit_does_not_leak_into_the_next_ponder_search():
+    e = make_engine()
+    search(e, depth=2)
+    out = {}
+    worker = threading.Thread(target=lambda: out.update(r=search(e, mode="ponder", depth=2)))
+    worker.start()
+    time.sleep(0.3)
+    assert worker.is_alive()             # still waiting for its own ponder-hit
+    e.stop()
+    worker.join(5)
+    assert not worker.is_alive()
