@@ -309,8 +309,8 @@ class TimeControl:
 class GameRecord:
     number: int
     opening: list[str]
-    white: str                       # engine label playing the first mover's side
-    black: str
+    white: str                       # engine label playing the first mover's side (black in english)
+    black: str                       # engine label playing the second mover's side
     moves: list[str] = field(default_factory=list)
     result: str = "*"                # '1-0' (first mover won), '0-1', '1/2-1/2'
     reason: str = ""
@@ -407,12 +407,14 @@ def pdn_text(rec: GameRecord, variant: str, event: str) -> str:
     for i, m in enumerate(rec.moves):
         move = game.play(m)
         pieces.append((f"{i // 2 + 1}." if i % 2 == 0 else "", pdn_move_text(move)))
-    pieces.append(("", rec.result))
-    first, second = (rec.white, rec.black)
+    # rec.result and rec.white/black are from the first mover's side (black in english)
+    white, black, result = rec.white, rec.black, rec.result
     if v.first_mover != "white":
-        first, second = second, first
-    tags = {"Event": event, "Round": str(rec.number), "White": first, "Black": second,
-            "Result": rec.result, "GameType": str(v.gametype), "Termination": rec.reason}
+        white, black = black, white
+        result = {"1-0": "0-1", "0-1": "1-0"}.get(result, result)
+    pieces.append(("", result))
+    tags = {"Event": event, "Round": str(rec.number), "White": white, "Black": black,
+            "Result": result, "GameType": str(v.gametype), "Termination": rec.reason}
     return write_pdn_tags(tags) + "\n" + movetext(pieces) + "\n\n"
 
 
