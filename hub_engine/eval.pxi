@@ -65,10 +65,11 @@ cdef struct EvalParams:
     int draw_scale
     int weak_scale
     int weak_margin
+    int threat               # quiescence: stand-pat penalty when the opponent threatens a capture
 
 
 _EVAL_KEYS = ("man", "king", "man_psq", "king_psq", "back_rank", "tempo_open", "tempo_end",
-              "mobility", "king_mobility", "runaway", "draw_scale", "weak_scale", "weak_margin")
+              "mobility", "king_mobility", "runaway", "draw_scale", "weak_scale", "weak_margin", "threat")
 
 
 def eval_weights(variant: str) -> dict:
@@ -103,6 +104,7 @@ cdef int load_eval_params(EvalParams* p, dict w, const Rules* r) except -1:
     p.draw_scale = max(1, int(w["draw_scale"]))
     p.weak_scale = max(1, int(w["weak_scale"]))
     p.weak_margin = int(w["weak_margin"])
+    p.threat = int(w["threat"])
     for side in range(2):
         for b in range(64):
             p.man_psq[side][b] = 0

@@ -24,8 +24,24 @@ cdef extern from *:
     void hub_store_int(int* p, int v) nogil
     int hub_load_int(int* p) nogil
 
+from libc.math cimport log
+
 MATE = MATE_SCORE
 INF = INF_SCORE
+
+cdef int LMR_TABLE[64][64]     # reduction by depth and move number (switch lmr = 2)
+
+
+cdef void _init_lmr():
+    cdef int d, i
+    for d in range(64):
+        for i in range(64):
+            LMR_TABLE[d][i] = 0
+            if d >= 1 and i >= 1:
+                LMR_TABLE[d][i] = <int>(0.5 + log(d) * log(i + 1) / 2.0)
+
+
+_init_lmr()
 
 cdef enum:
     CHECK_EVERY = 1023         # nodes between clock / stop-flag polls (mask)
@@ -227,6 +243,8 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
         return best
     if count_quiet(&st.r, b) == 0:
         return -(MATE_SCORE - ply)
+    if qext == 0 and st.ev.threat and has_capture(&st.r, b, 1 - b.side):
+        return evaluate(&st.ev, &st.r, b) - st.ev.threat
     return evaluate(&st.ev, &st.r, b)
 
 
@@ -308,9 +326,16 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
             reduction = 0
             if (st.opt_lmr and depth >= 3 and i >= 2 + 2 * pv_node and m.ncap == 0 and not m.promote
                     and order[i] < ORDER_KILLER2):
-                reduction = 1
-                if i >= 8 and depth >= 6:
-                    reduction = 2
+                if st.opt_lmr == 1:
+                    reduction = 1
+                    if i >= 8 and depth >= 6:
+                        reduction = 2
+                else:
+                    reduction = LMR_TABLE[depth if depth < 64 else 63][i if i < 64 else 63] - pv_node
+                    if reduction < 1:
+                        reduction = 1
+                    if reduction > new_depth - 1:
+                        reduction = new_depth - 1
             score = -search(st, &child, &cc, new_depth - reduction, -alpha - 1, -alpha, ply + 1,
                             child_irrev, ext_left)
             if score > alpha and reduction and not st.aborted:
