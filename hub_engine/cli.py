@@ -62,6 +62,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from hub_engine import analyse
+
+    return analyse.run(args)
+
+
 def cmd_hub(args: argparse.Namespace) -> int:
     from hub_engine.engine import Engine
     from protocol import run
@@ -91,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="search fixed positions to a fixed depth: nodes and nps")
     bench.add_argument("--depth", type=int, default=DEFAULT_DEPTH)
     bench.add_argument("--threads", type=int, default=1)
+
+    from hub_engine import analyse
+
+    analyse.add_parser(sub)
     return p
 
 
@@ -98,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.log_level, args.log_file)
     command = args.command or "hub"
-    handlers = {"hub": cmd_hub, "perft": cmd_perft, "bench": cmd_bench}
+    handlers = {"hub": cmd_hub, "perft": cmd_perft, "bench": cmd_bench, "analyse": cmd_analyse}
     try:
         return handlers[command](args)
     except (ValueError, KeyError) as exc:
