@@ -259,3 +259,18 @@ def test_lazy_smp_two_threads_share_one_table():
         assert r[3] and r[1] and r[1][0] in legal
         print(f"thread {i}: nodes={total} nps={total / times[i]:.0f}")
     print(f"total nps={sum(t for _r, t in results) / max(times):.0f}")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_evaluation_is_colour_symmetric(variant):
+    # the position seen from the other side (squares rotated, colours swapped) scores the same
+    from hub_engine.bench import POSITIONS
+
+    s = make_searcher(variant)
+    texts = ["start"] + [t for v, t in POSITIONS if v == variant] + [MATE_IN_5[variant]]
+    for text in texts:
+        b = board_of(variant, text)
+        m0, k0, m1, k1 = b.pieces()
+        rot = lambda xs: tuple(31 - x for x in xs)  # noqa: E731
+        flipped = b.__class__(b.rules, 1 - b.side, rot(m1), rot(k1), rot(m0), rot(k0))
+        assert s.evaluate(b) == s.evaluate(flipped), text
