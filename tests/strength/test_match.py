@@ -220,3 +220,12 @@ def test_wrapper_plays_a_short_match():
                        "--engine2", f"{PYD_PYTHON} {WRAPPER}", "--games", "2",
                        "--move-time", "0.05", "--max-plies", "40", "--tolerance", "1.5")
     assert len(results) == 2 and "PROBLEM" not in out, out
+
+
+def test_concurrent_games_are_all_counted():
+    results, out = run("--variant", "russian", "--engine1", f"{FAKE} first",
+                       "--engine2", f"{FAKE} first", "--games", "4", "--move-time", "0.05",
+                       "--max-plies", "20", "--concurrency", "2")
+    assert len(results) == 4 and "PROBLEM" not in out, out
+    assert sorted(int(n) for n in re.findall(r"^game +(\d+)/4", out, re.M)) == [1, 2, 3, 4]
+    assert "(russian, 4 games)" in out.splitlines()[-1]
