@@ -68,6 +68,12 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     return analyse.run(args)
 
 
+def cmd_match(args: argparse.Namespace) -> int:
+    from hub_engine import match
+
+    return match.run(args)
+
+
 def cmd_hub(args: argparse.Namespace) -> int:
     from hub_engine.engine import Engine
     from protocol import run
@@ -101,6 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     from hub_engine import analyse
 
     analyse.add_parser(sub)
+
+    from hub_engine import match
+
+    match.add_parser(sub)
     return p
 
 
@@ -108,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.log_level, args.log_file)
     command = args.command or "hub"
-    handlers = {"hub": cmd_hub, "perft": cmd_perft, "bench": cmd_bench, "analyse": cmd_analyse}
+    handlers = {"hub": cmd_hub, "perft": cmd_perft, "bench": cmd_bench, "analyse": cmd_analyse,
+                "match": cmd_match}
     try:
         return handlers[command](args)
     except (ValueError, KeyError) as exc:

@@ -3,8 +3,8 @@
 Run it with the interpreter of py-draughts' OWN virtual environment, never the main one (where
 pydraughts, a different package, also imports as `draughts`):
 
-    python3 -m venv /tmp/venv_pyd2 && /tmp/venv_pyd2/bin/pip install py-draughts
-    /tmp/venv_pyd2/bin/python tests/strength/py_draughts_hub.py
+    python3 -m venv .venv-pydraughts && .venv-pydraughts/bin/pip install py-draughts
+    .venv-pydraughts/bin/python tests/strength/py_draughts_hub.py
 
 Engine: py-draughts 1.10 has SimpleEngine (negamax, alpha-beta, iterative deepening, TT,
 quiescence, PVS/LMR; works on every board) and TurboEngine (much stronger, but it raises

@@ -22,7 +22,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 OURS = f"{sys.executable} -m hub_engine"
 FAKE = f"{sys.executable} {HERE / 'fake_engines.py'}"
-PYD_PYTHON = Path(os.environ.get("PY_DRAUGHTS_PYTHON", "/tmp/venv_pyd2/bin/python"))
+# the interpreter of a virtual environment holding py-draughts (.ci/run makes one)
+PYD_PYTHON = Path(os.environ.get("PY_DRAUGHTS_PYTHON", "py-draughts-python-not-set"))
 WRAPPER = HERE / "py_draughts_hub.py"
 SUMMARY = re.compile(r"wins=(\d+) draws=(\d+) losses=(\d+) score=([\d.]+)%  "
                      r"elo=([+-](?:[\d.]+|inf)) \+/- ([\d.]+|inf) \(95%\)$")
@@ -179,7 +180,7 @@ def test_add_parser_registers_match():
 # --- the py-draughts wrapper -----------------------------------------------------------------
 
 needs_pyd = pytest.mark.skipif(not PYD_PYTHON.exists(),
-                               reason=f"py-draughts venv not found ({PYD_PYTHON})")
+                               reason="set PY_DRAUGHTS_PYTHON to a Python with py-draughts")
 
 _CHECK = """
 import sys
