@@ -81,7 +81,9 @@ def cmd_hub(args: argparse.Namespace) -> int:
     return run(Engine())
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(tools: bool = True) -> argparse.ArgumentParser:
+    """The parser; without `tools`, only what the Hub loop needs (a GUI waits for `wait`, so
+    the tool modules are not imported on that path)."""
     from hub_engine.variants import VARIANTS
 
     p = argparse.ArgumentParser(prog="hub-engine", description=__doc__.splitlines()[0])
@@ -89,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-file", help="also log everything (DEBUG) to this file")
     sub = p.add_subparsers(dest="command")
     sub.add_parser("hub", help="run the Hub protocol on stdin/stdout (the default)")
+    if not tools:
+        return p
 
     perft = sub.add_parser("perft", help="count leaf positions (duplicate capture paths merged)")
     perft.add_argument("--variant", default="brazilian", choices=sorted(VARIANTS))
@@ -98,24 +102,34 @@ def build_parser() -> argparse.ArgumentParser:
     perft.add_argument("--divide", action="store_true", help="first print each root move's count")
     perft.add_argument("--only", action="store_true", help="only the last depth")
 
+    from hub_engine import analyse, match
     from hub_engine.bench import DEFAULT_DEPTH
 
     bench = sub.add_parser("bench", help="search fixed positions to a fixed depth: nodes and nps")
     bench.add_argument("--depth", type=int, default=DEFAULT_DEPTH)
     bench.add_argument("--threads", type=int, default=1)
-
-    from hub_engine import analyse
-
     analyse.add_parser(sub)
-
-    from hub_engine import match
-
     match.add_parser(sub)
     return p
 
 
+def _wants_tools(words: list[str]) -> bool:
+    """False only for the Hub loop (no command, or `hub`), so that errors and help stay complete."""
+    positional, skip = [], False
+    for w in words:
+        if skip:
+            skip = False
+        elif w in ("--log-level", "--log-file"):
+            skip = True
+        elif w in ("-h", "--help"):
+            return True
+        elif not w.startswith("-"):
+            positional.append(w)
+    return positional[:1] not in ([], ["hub"])
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(_wants_tools(sys.argv[1:] if argv is None else argv)).parse_args(argv)
     configure_logging(args.log_level, args.log_file)
     command = args.command or "hub"
     handlers = {"hub": cmd_hub, "perft": cmd_perft, "bench": cmd_bench, "analyse": cmd_analyse,
