@@ -8,8 +8,8 @@ Threading contract (the session keeps its side of it):
   never while `search` is running;
 - `search` runs in a worker thread; meanwhile only `stop` and `ponder_hit` are called, from the
   main thread. The session calls them only after the worker has entered `search`, but they can
-  still overtake the first lines of `search`, so `search` should reset its stop and ponder-hit
-  state first thing. The session repeats `stop()` every few milliseconds until `search`
+  still overtake the first lines of `search`, so `search` should reset its stop state first
+  thing and keep a ponder-hit that came before it was ready. The session repeats `stop()` every few milliseconds until `search`
   returns, so an early stop is never lost; a repeated (stale) stop may arrive just after
   `search` returned and must therefore be forgotten when the next `search` starts.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Literal, Protocol
 
 from protocol.commands import GoMode, Level
@@ -55,27 +55,18 @@ class ParamSpec:
 
 
 @dataclass(frozen=True)
-class Limits:
+class Limits(Level):
     """Search limits gathered from the `level` lines since the last `pos` or `go`.
 
     Times are seconds. `time` is the clock left and `inc` the increment, which the engine may
     add before this move (so it may use up to `time + inc`). No limit at all, or `infinite`,
-    means: search until `stop`.
+    means: search until `stop`. The fields are those of `Level`: the same names, accumulated.
     """
-
-    depth: int | None = None
-    nodes: int | None = None
-    move_time: float | None = None
-    time: float | None = None
-    inc: float | None = None
-    moves: int | None = None
-    infinite: bool = False
 
     def with_level(self, level: Level) -> Limits:
         """These limits plus one more `level` line: what the line says wins, the rest stays."""
-        said = {name: getattr(level, name)
-                for name in ("depth", "nodes", "move_time", "time", "inc", "moves")
-                if getattr(level, name) is not None}
+        said = {f.name: getattr(level, f.name) for f in fields(Level)
+                if f.name != "infinite" and getattr(level, f.name) is not None}
         return replace(self, **said, infinite=self.infinite or level.infinite)
 
     def is_unlimited(self) -> bool:
