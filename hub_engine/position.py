@@ -15,7 +15,7 @@ from typing import Iterable
 
 from hub_engine import notation
 from hub_engine.core import CoreBoard
-from hub_engine.notation import NotationError, Setup
+from hub_engine.notation import Setup
 from hub_engine.variants import Variant, get_variant
 
 

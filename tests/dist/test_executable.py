@@ -45,7 +45,7 @@ def test_handshake_and_one_go_per_variant():
 
 
 def test_pydraughts_short_game():
-    from draughts import Board, Move  # noqa: F401  (pydraughts)
+    from draughts import Board  # pydraughts
     from draughts.engine import HubEngine, Limit
 
     engine = HubEngine([EXE])

@@ -6,11 +6,10 @@ independently of hub_engine.notation.
 from __future__ import annotations
 
 import itertools
-import random
 
 import pytest
 
-from rules_helpers import Position, hub, layout, move_key, mv, mvs, pos, random_positions
+from rules_helpers import Position, hub, layout, move_key, mv, pos, random_positions
 from hub_engine import IllegalMoveError, NotationError, get_variant
 from hub_engine import notation
 
@@ -254,7 +253,6 @@ def test_every_legal_move_round_trips(variant, positions):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_captured_squares_in_any_order(variant, positions):
-    rng = random.Random(3)
     seen = 0
     for p in positions[variant]:
         for m in p.legal_moves():

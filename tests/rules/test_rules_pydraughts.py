@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from rules_helpers import Position, hub, move_key, random_positions, random_setups
+from rules_helpers import Position, move_key, random_positions, random_setups
 
 draughts = pytest.importorskip("draughts")
 from draughts import Board  # noqa: E402
