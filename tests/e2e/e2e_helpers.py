@@ -1,7 +1,7 @@
 """Helpers for the end-to-end tests: a raw Hub pipe driver and pydraughts game plumbing.
 
-Every test here runs the real engine as a separate process (`python -m hub_engine`) from the
-repository root, the way clients do. Reads always have a timeout, so a silent engine fails a
+Every test here runs the real engine as a separate process (the environment's `hub-engine`
+console script, or HUB_ENGINE_EXE) from the repository root, the way clients do. Reads always have a timeout, so a silent engine fails a
 test instead of hanging the run; timeouts are generous because the test machine may be loaded.
 """
 from __future__ import annotations
@@ -10,14 +10,15 @@ import os
 import queue
 import re
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from launchers import engine_command
+
 REPO = Path(__file__).resolve().parents[2]
-ENGINE_CMD = [sys.executable, "-m", "hub_engine"]
+ENGINE_CMD = engine_command()
 TT_SIZE = 16            # small table: tests stay fast and light
 READ_TIMEOUT = 30.0     # generous: the machine may be loaded
 PROTOCOL_WORDS = {"id", "param", "wait", "ready", "pong", "info", "done", "error"}

@@ -5,7 +5,6 @@ with stderr merged into stdout as pydraughts does. pydraughts never times out, s
 conversation runs in a thread with a deadline and the process is killed on failure.
 """
 
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 
 pytest.importorskip("draughts.engine")  # importing draughts.engine first avoids a cycle
 from draughts.engines.hub import HubEngine  # noqa: E402
+from launchers import python_launcher  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 START = "W" + "b" * 12 + "e" * 8 + "w" * 12
@@ -40,8 +40,9 @@ def within(seconds: float, action: Callable[[], Any]) -> Any:
 
 
 @pytest.fixture
-def engine():
-    client = within(20, lambda: HubEngine([sys.executable, "fake_hub_engine.py"],
+def engine(tmp_path):
+    launcher = str(python_launcher(tmp_path))
+    client = within(20, lambda: HubEngine([launcher, "fake_hub_engine.py"],
                                              cwd=str(HERE)))
     yield client
     if client.p.poll() is None:

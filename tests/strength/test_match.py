@@ -7,6 +7,7 @@ import math
 import os
 import random
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -17,10 +18,11 @@ import pytest
 from hub_engine import match
 from hub_engine.pdn import read_pdn_file
 from hub_engine.position import Game
+from launchers import engine_command
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-OURS = f"{sys.executable} -m hub_engine"
+OURS = shlex.join(engine_command())
 FAKE = f"{sys.executable} {HERE / 'fake_engines.py'}"
 # the interpreter of a virtual environment holding py-draughts (.ci/run makes one)
 PYD_PYTHON = Path(os.environ.get("PY_DRAUGHTS_PYTHON", "py-draughts-python-not-set"))

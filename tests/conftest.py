@@ -1,0 +1,5 @@
+"""Makes the helpers at the top of tests/ (launchers) importable from every test directory."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
