@@ -15,15 +15,13 @@ a line is read, so the client's own work does not count. Nothing here is asserte
 from __future__ import annotations
 
 import argparse
-import os
-import queue
 import shlex
 import statistics
-import subprocess
 import sys
-import threading
 import time
-from pathlib import Path
+
+from hub_engine.program import self_command
+from protocol.client import EngineError, HubClient
 
 TIMEOUT = 30.0
 FIGURES = ("start_to_wait", "init_to_ready", "stop_to_done")
@@ -33,95 +31,45 @@ class LatencyError(RuntimeError):
     """The engine did not answer as expected."""
 
 
-class _Pipe:
-    """An engine process with a reader thread that stamps each stdout line on arrival."""
-
-    def __init__(self, cmd: list[str]) -> None:
-        self.start = time.perf_counter()
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, bufsize=0, env=_env())
-        self._lines: queue.Queue[tuple[float, str] | None] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        try:
-            for raw in iter(self.proc.stdout.readline, b""):
-                self._lines.put((time.perf_counter(), raw.decode("utf-8", "replace").strip()))
-        except (OSError, ValueError):
-            pass
-        self._lines.put(None)
-
-    def send(self, *lines: str) -> float:
-        """Write lines; the time just BEFORE the write (the answer may be stamped by the reader
-        thread before this thread runs again, so a time taken after could come out later)."""
-        at = time.perf_counter()
-        self.proc.stdin.write("".join(f"{line}\n" for line in lines).encode())
-        self.proc.stdin.flush()
-        return at
-
-    def wait_for(self, word: str) -> float:
-        """Arrival time of the next line starting with `word` (earlier lines are skipped)."""
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            try:
-                item = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise LatencyError(f"no {word!r} within {TIMEOUT} s") from None
-            if item is None:
-                raise LatencyError(f"the engine's output ended before {word!r}")
-            at, text = item
-            head = text.split(None, 1)[0] if text else ""
-            if head == word:
-                return at
-            if head == "error" and word in ("wait", "ready"):
-                raise LatencyError(f"the engine said {text!r} while {word!r} was awaited")
-
-    def close(self) -> None:
-        try:
-            self.send("quit")
-            self.proc.stdin.close()
-            self.proc.wait(5)
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            self.proc.kill()
-            self.proc.wait(5)
-        finally:
-            self.proc.stdout.close()
-
-
-def _env() -> dict[str, str]:
-    """The engine's environment; `-m hub_engine` finds this checkout even when run elsewhere."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[1])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
+def _wait_for(client: HubClient, word: str) -> float:
+    """Arrival time of the next line starting with `word` (earlier lines are skipped); an
+    `error` line while `wait` or `ready` is awaited fails at once."""
+    fail_on = ("error",) if word in ("wait", "ready") else ()
+    try:
+        return client.until(word, TIMEOUT, fail_on=fail_on)[-1].at
+    except EngineError as exc:
+        raise LatencyError(str(exc)) from None
 
 
 def measure_once(cmd: list[str], tt_size: int | None = None, search_time: float = 0.3,
                  variant: str | None = None) -> dict[str, float]:
     """One engine start: the three figures in seconds."""
-    pipe = _Pipe(cmd)
+    client = HubClient(cmd)
     try:
-        pipe.send("hub")
-        start_to_wait = pipe.wait_for("wait") - pipe.start
+        client.start()
+    except EngineError as exc:
+        raise LatencyError(str(exc)) from None
+    try:
+        client.send("hub")
+        start_to_wait = _wait_for(client, "wait") - client.started
         params = []
         if variant:
             params.append(f"set-param name=variant value={variant}")
         if tt_size is not None:
             params.append(f"set-param name=tt-size value={tt_size}")
         if params:
-            pipe.send(*params)
-        sent = pipe.send("init")
-        init_to_ready = pipe.wait_for("ready") - sent
-        pipe.send("pos", "level infinite", "go analyze")
-        pipe.wait_for("info")
+            client.send(*params)
+        sent = client.send("init")
+        init_to_ready = _wait_for(client, "ready") - sent
+        client.send("pos", "level infinite", "go analyze")
+        _wait_for(client, "info")
         time.sleep(search_time)
-        sent = pipe.send("stop")
-        stop_to_done = pipe.wait_for("done") - sent
+        sent = client.send("stop")
+        stop_to_done = _wait_for(client, "done") - sent
         return {"start_to_wait": start_to_wait, "init_to_ready": init_to_ready,
                 "stop_to_done": stop_to_done}
     finally:
-        pipe.close()
+        client.quit()
 
 
 def summary(samples: dict[str, list[float]]) -> list[str]:
@@ -134,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m hub_engine.latency",
                                 description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=10, help="engine starts measured (default 10)")
-    p.add_argument("--exe", help="engine command line (default: this Python -m hub_engine)")
+    p.add_argument("--exe", help="engine command line (default: this program itself)")
     p.add_argument("--warmup", type=int, default=1,
                    help="unmeasured starts first, to warm the file cache (default 1)")
     p.add_argument("--tt-size", type=int, help="set-param tt-size before init (default: the "
@@ -145,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.runs < 1 or args.warmup < 0:
         p.error("--runs must be at least 1 and --warmup at least 0")
-    cmd = shlex.split(args.exe) if args.exe else [sys.executable, "-m", "hub_engine"]
+    cmd = shlex.split(args.exe) if args.exe else self_command()
     print(f"# {args.runs} runs (+{args.warmup} warm-up) of: {shlex.join(cmd)}", flush=True)
     print(f"# tt-size={args.tt_size if args.tt_size is not None else 'default'} "
           f"search before stop={args.search_time}s; seconds, client side", flush=True)

@@ -7,7 +7,9 @@ moves>"`, one `level` line, `go think`, then it reads until `done`. Our rules (h
 adjudicate: an illegal or missing move loses, no legal move loses, Game.draw_reason() draws, and a
 game longer than --max-plies is a draw. A move that comes later than its limit plus --tolerance
 loses on time; an engine that does not answer by then is killed (and restarted for the next game),
-so a hung engine forfeits instead of hanging the match.
+so a hung engine forfeits instead of hanging the match. An engine that crashes loses the game
+and is restarted, but the match then ends with exit status 1 and the engine's stderr: its score
+is not a clean result. An engine that cannot be started stops the match at once.
 
 Result line, from the first engine's view: `wins=W draws=D losses=L score=S%  elo=E +/- M (95%)`.
 """
@@ -15,19 +17,18 @@ from __future__ import annotations
 
 import argparse
 import math
-import queue
 import random
 import shlex
-import subprocess
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from hub_engine.position import Game, IllegalMoveError
+from hub_engine.program import self_command
 from hub_engine.notation import NotationError
 from hub_engine.variants import VARIANTS, get_variant
+from protocol.client import EngineError, EngineTimeout, HubClient
 
 HANDSHAKE_TIMEOUT = 20.0    # seconds for `hub` -> `wait` and `init` -> `ready`
 
@@ -76,18 +77,10 @@ def summary_line(results: list[float]) -> str:
             f"elo={elo + 0.0:+.1f} +/- {margin:.1f} (95%)")
 
 
-# --- Hub client ------------------------------------------------------------------------------
+# --- engines ---------------------------------------------------------------------------------
 
-class EngineError(Exception):
-    """The engine broke the protocol, crashed or did not answer in time."""
-
-
-class EngineTimeout(EngineError):
-    """No awaited line within the time allowed."""
-
-
-class HubClient:
-    """One engine process spoken to over stdin/stdout; stderr goes to a file or nowhere."""
+class MatchEngine:
+    """One engine of the match: a Hub client plus the match's handshake and `go` exchange."""
 
     def __init__(self, command: str, name: str, variant: str, params: list[tuple[str, str]],
                  stderr=None):
@@ -95,134 +88,67 @@ class HubClient:
         self.name = name
         self.variant = variant
         self.params = params
-        self.stderr = stderr
-        self.proc: subprocess.Popen | None = None
-        self.lines: queue.Queue = queue.Queue()
+        self.client = HubClient(command, stderr_copy=stderr)
         self.id_name = name
+        self.starts = 0
 
-    # process ------------------------------------------------------------------------------
     def start(self) -> None:
-        self.proc = subprocess.Popen(shlex.split(self.command), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.stderr or subprocess.DEVNULL,
-                                     text=True, bufsize=1)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._reader, args=(self.proc, self.lines), daemon=True).start()
-        self.send("hub")
+        """Spawn and handshake: hub/wait, variant (when declared), set-params, init/ready."""
+        self.starts += 1
+        client = self.client.start()
+        client.send("hub")
         declared_variant = False
-        for line in self._until(lambda l: l == "wait", HANDSHAKE_TIMEOUT, "wait"):
-            words = line.split()
-            if words and words[0] == "id":
+        for line in client.until("wait", HANDSHAKE_TIMEOUT):
+            words = line.text.split()
+            if words[:1] == ["id"]:
                 for w in words[1:]:
                     if w.startswith("name="):
                         self.id_name = w[5:].strip('"')
             if words[:1] == ["param"] and "name=variant" in words:
                 declared_variant = True
         if declared_variant:
-            self.send(f"set-param name=variant value={self.variant}")
+            client.send(f"set-param name=variant value={self.variant}")
         for name, value in self.params:
-            self.send(f"set-param name={name} value={value}")
-        self.send("init")
-        list(self._until(lambda l: l == "ready", HANDSHAKE_TIMEOUT, "ready"))
-
-    @staticmethod
-    def _reader(proc: subprocess.Popen, lines: queue.Queue) -> None:
-        try:
-            for line in proc.stdout:
-                lines.put(line.rstrip("\r\n"))
-        except (OSError, ValueError):
-            pass
-        lines.put(None)
+            client.send(f"set-param name={name} value={value}")
+        client.send("init")
+        client.until("ready", HANDSHAKE_TIMEOUT)
 
     def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        return self.client.alive()
 
     def ensure_started(self) -> None:
         if not self.alive():
-            self.kill()
+            self.client.kill()
             try:
                 self.start()
             except EngineError:
-                self.kill()
+                self.client.kill()
                 raise
 
     def kill(self) -> None:
-        if self.proc is None:
-            return
-        try:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-        for f in (self.proc.stdin, self.proc.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
-        self.proc = None
+        self.client.kill()
 
     def quit(self) -> None:
-        if self.alive():
-            try:
-                self.send("quit")
-                self.proc.wait(timeout=2)
-            except (EngineError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
+        self.client.quit(2.0)
 
-    # lines --------------------------------------------------------------------------------
-    def send(self, line: str) -> None:
-        try:
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
-        except (OSError, ValueError, AttributeError) as exc:
-            raise EngineError(f"cannot write to the engine ({exc.__class__.__name__})") from None
-
-    def _until(self, stop, timeout: float, what: str):
-        """Yield lines until stop(line) is true (that line too); EngineError on EOF or timeout."""
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise EngineTimeout(f"no '{what}' within {timeout:.2f} s")
-            try:
-                line = self.lines.get(timeout=left)
-            except queue.Empty:
-                raise EngineTimeout(f"no '{what}' within {timeout:.2f} s") from None
-            if line is None:
-                code = self.proc.poll() if self.proc else None
-                raise EngineError(f"engine exited (code {code}) while waiting for '{what}'")
-            line = line.strip()
-            yield line
-            if stop(line):
-                return
-
-    # game ---------------------------------------------------------------------------------
     def new_game(self) -> None:
-        self.send("new-game")
+        self.client.send("new-game")
 
     def go(self, start_pos: str, moves: list[str], level: str, timeout: float) -> tuple[str, float]:
         """Send pos/level/go think; return (move, seconds from `go` to `done`)."""
-        while True:                     # drop stale output (e.g. info lines after a late done)
-            try:
-                if self.lines.get_nowait() is None:
-                    raise EngineError("engine exited")
-            except queue.Empty:
-                break
-        self.send(f'pos pos={start_pos} moves="{" ".join(moves)}"')
-        self.send(f"level {level}")
-        t0 = time.monotonic()
-        self.send("go think")
-        done = None
-        for line in self._until(lambda l: l.split()[:1] == ["done"], timeout, "done"):
-            done = line
-        elapsed = time.monotonic() - t0
+        self.client.drain()             # stale output (e.g. info lines after a late done)
+        if not self.client.alive():
+            raise EngineError(f"the engine {self.client.describe_exit()}")
+        self.client.send(f'pos pos={start_pos} moves="{" ".join(moves)}"', f"level {level}")
+        t0 = self.client.send("go think")
+        done = self.client.until("done", timeout)[-1]
+        elapsed = done.at - t0
         move = None
-        for word in done.split()[1:]:
+        for word in done.text.split()[1:]:
             if word.startswith("move="):
                 move = word[5:].strip('"')
         if not move:
-            raise EngineError(f"no move in '{done}'")
+            raise EngineError(f"no move in '{done.text}'")
         return move, elapsed
 
 
@@ -317,6 +243,7 @@ class GameRecord:
     first_engine_side: int = 0       # 0 when engine1 played the first mover
     max_time: tuple[float, float] = (0.0, 0.0)   # longest move per side (first mover, second)
     problem: str = ""                # illegal move / crash / time loss, for the log
+    failure: str = ""                # an engine failed to start or crashed (not a game result)
 
     def score_engine1(self) -> float:
         if self.result == "1/2-1/2":
@@ -325,7 +252,7 @@ class GameRecord:
         return 1.0 if first_won == (self.first_engine_side == 0) else 0.0
 
 
-def play_game(number: int, variant: str, opening: list[str], engines: tuple[HubClient, HubClient],
+def play_game(number: int, variant: str, opening: list[str], engines: tuple[MatchEngine, MatchEngine],
               tc: TimeControl | tuple[TimeControl, TimeControl], max_plies: int) -> GameRecord:
     """engines[0] plays the variant's first mover (the side on layout 21..32); tc is one time
     control for both, or one per side (engines[0]'s first) for time odds."""
@@ -345,8 +272,8 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[HubC
             e.new_game()
         except EngineError as exc:
             e.kill()
-            loser, rec.reason = side, f"{e.name}: {exc}"
-            rec.problem = f"{rec.reason} (starting the engine)"
+            loser, rec.reason = side, f"{e.name}: could not start"
+            rec.problem = rec.failure = f"{e.name} could not start: {exc}"
             break
     while loser is None:
         side = game.position.side
@@ -375,8 +302,9 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[HubC
             break
         except EngineError as exc:
             eng.kill()                 # restarted at the next game
-            loser, rec.reason = side, f"{eng.name}: {exc}"
-            rec.problem = f"{rec.reason} at ply {len(rec.moves)} pos={game.position.hub()}"
+            loser, rec.reason = side, f"{eng.name}: crashed"
+            rec.problem = rec.failure = (f"{eng.name} failed at ply {len(rec.moves)} "
+                                         f"pos={game.position.hub()}: {exc}")
             break
         max_time[side] = max(max_time[side], used)
         if used > allowed + tc.tolerance:
@@ -430,8 +358,26 @@ def parse_params(items: list[str] | None) -> list[tuple[str, str]]:
     return out
 
 
-def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
-    """Play the match described by args; print a line per game and the summary; return results."""
+class MatchError(Exception):
+    """The match cannot go on: an engine could not be started."""
+
+
+@dataclass
+class MatchOutcome:
+    """Per-game scores from engine 1's view, in game order, and the engine failures (crashes)
+    that happened on the way; a match with failures is not a clean result."""
+
+    results: list[float]
+    failures: list[str] = field(default_factory=list)
+
+
+def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
+    """Play the match described by args; print a line per game and the summary.
+
+    An engine that cannot be started (or does not finish its handshake) stops the match with
+    MatchError; one that crashes during a game loses that game, is restarted, and is reported
+    in the outcome's failures.
+    """
     variant = get_variant(args.variant).name
     n_games = max(2, args.games + (args.games % 2))
     n_open = n_games // 2
@@ -454,16 +400,19 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
     params = (parse_params(args.param1), parse_params(args.param2))
     stderr = open(args.engine_stderr, "a") if args.engine_stderr else None
     names = (args.name1 or "engine1", args.name2 or "engine2")
+    default = shlex.join(self_command())
+    commands = (args.engine1 or default, args.engine2 or default)
     lock = threading.Lock()
     results: dict[int, float] = {}
     records: list[GameRecord] = []
     local = threading.local()
-    workers: list[tuple[HubClient, HubClient]] = []
+    workers: list[tuple[MatchEngine, MatchEngine]] = []
+    failures: list[str] = []
 
-    def engines_of_thread() -> tuple[HubClient, HubClient]:
+    def engines_of_thread() -> tuple[MatchEngine, MatchEngine]:
         if not hasattr(local, "pair"):
-            local.pair = (HubClient(args.engine1, names[0], variant, params[0], stderr),
-                          HubClient(args.engine2, names[1], variant, params[1], stderr))
+            local.pair = (MatchEngine(commands[0], names[0], variant, params[0], stderr),
+                          MatchEngine(commands[1], names[1], variant, params[1], stderr))
             with lock:
                 workers.append(local.pair)
         return local.pair
@@ -477,7 +426,11 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
                         args.max_plies)
         rec.first_engine_side = 1 if swap else 0
         s = rec.score_engine1()
+        if rec.failure and rec.reason.endswith("could not start"):
+            raise MatchError(rec.failure)
         with lock:
+            if rec.failure:
+                failures.append(f"game {i + 1}: {rec.failure}")
             results[i] = s
             records.append(rec)
             done = [results[k] for k in sorted(results)]
@@ -493,8 +446,14 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
-            for fut in [pool.submit(one, i) for i in range(n_games)]:
-                fut.result()
+            futures = [pool.submit(one, i) for i in range(n_games)]
+            try:
+                for fut in futures:
+                    fut.result()
+            except MatchError:
+                for fut in futures:
+                    fut.cancel()
+                raise
     finally:
         for pair in workers:
             for e in pair:
@@ -504,14 +463,15 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> list[float]:
     final = [results[k] for k in sorted(results)]
     print(f"{names[0]} vs {names[1]} ({variant}, {n_games} games): {summary_line(final)}",
           file=out, flush=True)
-    return final
+    return MatchOutcome(final, failures)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", default="brazilian", choices=sorted(VARIANTS))
-    p.add_argument("--engine1", default="python3 -m hub_engine",
-                   help="command line of the first engine (results are from its view)")
-    p.add_argument("--engine2", default="python3 -m hub_engine", help="command line of the second engine")
+    p.add_argument("--engine1", help="command line of the first engine, results are from its "
+                                     "view (default: this program itself)")
+    p.add_argument("--engine2", help="command line of the second engine (default: this program "
+                                     "itself)")
     p.add_argument("--name1", help="label of engine 1 (default engine1)")
     p.add_argument("--name2", help="label of engine 2 (default engine2)")
     p.add_argument("--games", type=int, default=2,
@@ -563,9 +523,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The CLI handler: 0 for a clean match, 1 when an engine failed to start or crashed."""
     if args.games < 1:
         raise SystemExit("match: error: --games must be at least 1")
-    run_match(args)
+    try:
+        outcome = run_match(args)
+    except MatchError as exc:
+        print(f"match: error: {exc}", file=sys.stderr)
+        return 1
+    if outcome.failures:
+        print(f"match: error: {len(outcome.failures)} game(s) ended by an engine failure, so "
+              "this is not a clean result:", file=sys.stderr)
+        for failure in outcome.failures:
+            print(f"  {failure}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,21 +1,20 @@
 """Helpers for the end-to-end tests: a raw Hub pipe driver and pydraughts game plumbing.
 
 Every test here runs the real engine as a separate process (the environment's `hub-engine`
-console script, or HUB_ENGINE_EXE) from the repository root, the way clients do. Reads always have a timeout, so a silent engine fails a
-test instead of hanging the run; timeouts are generous because the test machine may be loaded.
+console script, or HUB_ENGINE_EXE) from the repository root, the way clients do. Reads always
+have a timeout, so a silent engine fails a test instead of hanging the run; timeouts are
+generous because the test machine may be loaded.
 """
 from __future__ import annotations
 
 import os
-import queue
 import re
-import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from launchers import engine_command
+from protocol.client import EngineError, HubClient, StampedLine, first_word
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE_CMD = engine_command()
@@ -29,18 +28,6 @@ class EngineTimeout(AssertionError):
     """The engine did not say what was expected in time."""
 
 
-@dataclass
-class Line:
-    text: str
-    at: float          # time.monotonic() when the line was read
-
-
-@dataclass
-class _Stream:
-    lines: list[Line] = field(default_factory=list)
-    closed_at: float | None = None
-
-
 def engine_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
@@ -49,101 +36,35 @@ def engine_env() -> dict[str, str]:
     return env
 
 
-class HubProcess:
-    """One engine process on pipes: a reader thread per stream, lines queued with timestamps."""
+class HubProcess(HubClient):
+    """The engine on pipes (the project's one Hub client), started at once, with every stdout
+    line kept; failures to answer become test failures with the engine's stderr."""
 
     def __init__(self, args: list[str] | None = None, cmd: list[str] | None = None) -> None:
-        self.started = time.monotonic()
-        self.proc = subprocess.Popen(
-            (cmd or ENGINE_CMD) + (args or []), cwd=REPO, env=engine_env(),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
-        self.out = _Stream()
-        self.err = _Stream()
-        self._queue: queue.Queue[Line | None] = queue.Queue()
-        self._threads = [
-            threading.Thread(target=self._pump, args=(self.proc.stdout, self.out, True), daemon=True),
-            threading.Thread(target=self._pump, args=(self.proc.stderr, self.err, False), daemon=True),
-        ]
-        for t in self._threads:
-            t.start()
-        self.sent: list[str] = []
+        super().__init__((cmd or ENGINE_CMD) + (args or []), cwd=REPO, env=engine_env(),
+                         keep_stdout=True)
+        self.start()
 
-    def _pump(self, pipe, stream: _Stream, to_queue: bool) -> None:
-        try:
-            for raw in iter(pipe.readline, b""):
-                line = Line(raw.decode("utf-8", "replace").rstrip("\r\n"), time.monotonic())
-                stream.lines.append(line)
-                if to_queue:
-                    self._queue.put(line)
-        except (OSError, ValueError):
-            pass
-        finally:
-            stream.closed_at = time.monotonic()
-            if to_queue:
-                self._queue.put(None)
-
-    # -- writing -------------------------------------------------------------------------
-    def send(self, *lines: str) -> float:
-        """Write lines (one flush); returns the monotonic time just before the write."""
-        data = "".join(line + "\n" for line in lines).encode()
-        self.sent.extend(lines)
-        at = time.monotonic()
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-        return at
-
-    def send_raw(self, data: bytes) -> None:
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def close_stdin(self) -> float:
-        self.proc.stdin.close()
-        return time.monotonic()
-
-    # -- reading -------------------------------------------------------------------------
-    def read(self, timeout: float = READ_TIMEOUT) -> Line | None:
+    def read(self, timeout: float = READ_TIMEOUT) -> StampedLine | None:
         """The next stdout line; None at end of output; EngineTimeout when nothing comes."""
         try:
-            return self._queue.get(timeout=timeout)
-        except queue.Empty:
-            raise EngineTimeout(f"no output within {timeout} s; sent so far: {self.sent[-5:]}; "
-                                f"stderr: {self.stderr_text()[-2000:]}") from None
+            return super().read(timeout)
+        except EngineError as exc:
+            raise EngineTimeout(str(exc)) from None
 
     def until(self, word: str, timeout: float = READ_TIMEOUT,
-              fail_on: tuple[str, ...] = ()) -> list[Line]:
+              fail_on: tuple[str, ...] = ()) -> list[StampedLine]:
         """Lines up to and including the first one whose first word is `word`; a line whose
         first word is in `fail_on` fails at once instead of waiting for the timeout."""
-        deadline = time.monotonic() + timeout
-        got: list[Line] = []
-        while True:
-            line = self.read(max(0.0, deadline - time.monotonic()))
-            if line is None:
-                raise EngineTimeout(f"output ended before {word!r}: {[x.text for x in got]}; "
-                                    f"stderr: {self.stderr_text()[-2000:]}")
-            got.append(line)
-            if first_word(line.text) == word:
-                return got
-            if first_word(line.text) in fail_on:
-                raise AssertionError(f"{line.text!r} while waiting for {word!r}; "
-                                     f"stderr: {self.stderr_text()[-2000:]}")
+        try:
+            return super().until(word, timeout, fail_on)
+        except EngineError as exc:
+            raise EngineTimeout(str(exc)) from None
 
     def sync(self, timeout: float = READ_TIMEOUT) -> list[str]:
         """Send `ping`; the lines that came before its `pong` (texts)."""
         self.send("ping")
         return [line.text for line in self.until("pong", timeout)[:-1]]
-
-    def drain(self, wait: float = 0.0) -> list[str]:
-        """Whatever is queued now (after waiting `wait` seconds)."""
-        if wait:
-            time.sleep(wait)
-        got = []
-        while True:
-            try:
-                line = self._queue.get_nowait()
-            except queue.Empty:
-                return got
-            if line is not None:
-                got.append(line.text)
 
     # -- set-up shortcuts ----------------------------------------------------------------
     def handshake(self, variant: str | None = None, tt_size: int = TT_SIZE,
@@ -177,34 +98,20 @@ class HubProcess:
     # -- ending --------------------------------------------------------------------------
     def wait_exit(self, timeout: float = READ_TIMEOUT) -> int:
         try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise EngineTimeout(f"engine did not exit within {timeout} s") from None
+            return super().wait_exit(timeout)
+        except EngineError as exc:
+            raise EngineTimeout(str(exc)) from None
 
     def quit(self, timeout: float = READ_TIMEOUT) -> int:
+        """`quit`, then the exit code (EngineTimeout if the engine does not exit)."""
         try:
             self.send("quit")
-        except (BrokenPipeError, OSError, ValueError):
+        except EngineError:
             pass
         return self.wait_exit(timeout)
 
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        for t in self._threads:
-            t.join(5)
-        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                pipe.close()
-            except (OSError, ValueError):
-                pass
-
     def stdout_texts(self) -> list[str]:
         return [line.text for line in self.out.lines]
-
-    def stderr_text(self) -> str:
-        return "\n".join(line.text for line in self.err.lines)
 
     def assert_clean_stdout(self) -> None:
         """Every stdout line is a protocol line; no traceback anywhere on stdout."""
@@ -216,21 +123,16 @@ class HubProcess:
         return self
 
     def __exit__(self, *exc) -> None:
-        if self.proc.poll() is None:
+        if self.alive():
             try:
                 self.quit(5)
-            except (EngineTimeout, OSError, ValueError):
+            except EngineTimeout:
                 pass
         self.kill()
 
 
 # -- line parsing ----------------------------------------------------------------------------
 _FIELD = re.compile(r'([^\s=]+)=("[^"]*"|\S*)')
-
-
-def first_word(text: str) -> str:
-    parts = text.split(None, 1)
-    return parts[0] if parts else ""
 
 
 def parse_fields(text: str) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """Misbehaving Hub engines for the match runner's tests: `python fake_engines.py MODE [SECONDS]`.
 
-Modes: `hang` (never answers `go`), `crash` (exits on `go`), `illegal` (answers `done move=1-2`),
+Modes: `hang` (never answers `go`), `crash` (exits on `go`, code 3, after a line on stderr),
+`die-at-start` (prints an import error on stderr and exits with code 5 before reading anything), `illegal` (answers `done move=1-2`),
 `slow` (plays the first legal move after sleeping SECONDS), `silent` (never sends `wait`),
 `first` (plays the first legal move at once).
 """
@@ -20,6 +21,9 @@ def main() -> int:
     mode = sys.argv[1]
     delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
     variant, game = "brazilian", None
+    if mode == "die-at-start":
+        print("ModuleNotFoundError: no module named 'x'", file=sys.stderr)
+        return 5
 
     def out(line: str) -> None:
         sys.stdout.write(line + "\n")
@@ -46,6 +50,7 @@ def main() -> int:
             if mode == "hang":
                 continue
             if mode == "crash":
+                print("fake engine crashing", file=sys.stderr, flush=True)
                 return 3
             if mode == "illegal":
                 out("done move=1-2")

@@ -39,8 +39,9 @@ def parse(*argv: str) -> argparse.Namespace:
 
 def run(*argv: str) -> tuple[list[float], str]:
     out = io.StringIO()
-    results = match.run_match(parse(*argv), out=out)
-    return results, out.getvalue()
+    outcome = match.run_match(parse(*argv), out=out)
+    assert not outcome.failures, outcome.failures
+    return outcome.results, out.getvalue()
 
 
 @pytest.fixture(autouse=True)
@@ -134,9 +135,7 @@ def test_self_play_runs_to_completion_with_legal_moves(tmp_path):
 
 
 @pytest.mark.parametrize("mode,reason", [("hang", "no 'done' within"),
-                                         ("crash", "engine exited"),
-                                         ("illegal", "illegal move '1-2'"),
-                                         ("silent", "no 'wait' within")])
+                                         ("illegal", "illegal move '1-2'")])
 def test_broken_engine_forfeits(mode, reason, monkeypatch):
     monkeypatch.setattr(match, "HANDSHAKE_TIMEOUT", 1.0)
     t0 = time.monotonic()
@@ -147,6 +146,43 @@ def test_broken_engine_forfeits(mode, reason, monkeypatch):
     assert results == [1.0, 1.0], out
     assert out.count("PROBLEM") == 2 and reason in out, out
     assert "wins=2 draws=0 losses=0 score=100.0%" in out
+
+
+def test_crashing_engine_loses_and_the_match_is_not_clean(monkeypatch, capsys):
+    out = io.StringIO()
+    outcome = match.run_match(parse("--variant", "brazilian", "--engine1", f"{FAKE} first",
+                                    "--engine2", f"{FAKE} crash", "--games", "2",
+                                    "--move-time", "0.05"), out=out)
+    assert outcome.results == [1.0, 1.0]
+    assert len(outcome.failures) == 2
+    assert all("exited with code 3" in f and "fake engine crashing" in f
+               for f in outcome.failures), outcome.failures
+    # the CLI says so and exits non-zero
+    code = match.run(parse("--variant", "brazilian", "--engine1", f"{FAKE} first",
+                           "--engine2", f"{FAKE} crash", "--games", "2", "--move-time", "0.05"))
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "2 game(s) ended by an engine failure" in err and "fake engine crashing" in err
+
+
+@pytest.mark.parametrize("engine2", [f"{FAKE} silent", "no-such-engine-command",
+                                     f"{FAKE} die-at-start"])
+def test_engine_that_cannot_start_stops_the_match(engine2, monkeypatch, capsys):
+    monkeypatch.setattr(match, "HANDSHAKE_TIMEOUT", 1.0)
+    t0 = time.monotonic()
+    code = match.run(parse("--variant", "brazilian", "--engine1", f"{FAKE} first",
+                           "--engine2", engine2, "--games", "10", "--move-time", "0.05"))
+    assert time.monotonic() - t0 < 20
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "engine2 could not start" in err, err
+    if "die-at-start" in engine2:
+        assert "exited with code 5" in err and "ModuleNotFoundError: no module named 'x'" in err
+
+
+def test_default_engines_are_this_program(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["/nowhere/hub-engine"])   # not a file: fall back
+    assert match.self_command() == [sys.executable, "-m", "hub_engine"]
 
 
 def test_loss_on_time_with_a_clock():
