@@ -1,32 +1,97 @@
-"""Command line: `hub-engine [hub]` runs the Hub loop; `perft`, `bench`, `analyse` are tools.
+"""Command line: `hub-engine [hub]` runs the Hub loop; `perft`, `bench`, `analyse`, `match` are tools.
 
-stdout belongs to the protocol in `hub` mode; logs go through loguru to stderr (WARNING by default)
-or to a file (--log-file / HUB_ENGINE_LOG_FILE), at --log-level / HUB_ENGINE_LOG_LEVEL.
+stdout belongs to the protocol in Hub mode, and stderr stays silent there unless a log level is
+asked for: pydraughts (and so lidraughts-bot) merges the engine's stderr into the lines it reads
+as protocol. Logs go to a file with --log-file / HUB_ENGINE_LOG_FILE. The tools log warnings to
+stderr.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import threading
 import time
+import warnings
 
 from loguru import logger
 
+from hub_engine import __version__
+
 LOG_LEVELS = ("TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL")
+MAX_BENCH_DEPTH = 60
+MAX_PERFT_DEPTH = 40
 
 
-def configure_logging(level: str | None, log_file: str | None) -> None:
-    """stderr at the chosen level (WARNING by default); a log file, if any, records DEBUG."""
-    level = (level or os.environ.get("HUB_ENGINE_LOG_LEVEL") or "WARNING").upper()
+def configure_logging(level: str | None, log_file: str | None, hub_mode: bool) -> None:
+    """The log sinks: stderr at `level` (tools: WARNING by default; the Hub loop: none unless a
+    level is given), and a log file, if any, that records everything at DEBUG."""
+    level = level or os.environ.get("HUB_ENGINE_LOG_LEVEL")
     log_file = log_file or os.environ.get("HUB_ENGINE_LOG_FILE")
-    if level not in LOG_LEVELS:
-        raise SystemExit(f"hub-engine: error: unknown log level {level!r} ({', '.join(LOG_LEVELS)})")
+    if level is not None and level.upper() not in LOG_LEVELS:
+        raise SystemExit(f"hub-engine: error: unknown log level {level!r} "
+                         f"(one of {', '.join(LOG_LEVELS)})")
     logger.remove()
-    logger.add(sys.stderr, level=level, format="{time:HH:mm:ss.SSS} {level} {message}")
+    if level is not None or not hub_mode:
+        logger.add(sys.stderr, level=(level or "WARNING").upper(),
+                   format="{time:HH:mm:ss.SSS} {level} {message}")
     if log_file:
         logger.add(log_file, level="DEBUG", enqueue=True,
                    format="{time:YYYY-MM-DD HH:mm:ss.SSS} {level} {message}")
+    if hub_mode:
+        _route_stray_output()
 
+
+def _route_stray_output() -> None:
+    """In Hub mode Python's own last-resort printers (a thread's uncaught exception, a warning)
+    would write to stderr, which the client reads as protocol: send them to the log instead."""
+    def thread_hook(args: threading.ExceptHookArgs) -> None:
+        logger.opt(exception=(args.exc_type, args.exc_value, args.exc_traceback)).error(
+            "uncaught exception in thread {}", getattr(args.thread, "name", "?"))
+
+    def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+        logger.warning("{}: {} ({}:{})", category.__name__, message, filename, lineno)
+
+    threading.excepthook = thread_hook
+    warnings.showwarning = show_warning
+
+
+# --- argument types ---------------------------------------------------------------------------
+
+def int_in(lo: int, hi: int):
+    """An argparse type: an integer from lo to hi, with a message that names the range."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be from {lo} to {hi}, got {value}")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Adds `(default: X)` to an option's help unless the help already names its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (action.option_strings and "default" not in text and action.default is not None
+                and action.default is not False and action.default != argparse.SUPPRESS):
+            text += " (default: %(default)s)"
+        return text
+
+
+class Parser(argparse.ArgumentParser):
+    """Every (sub)command's parser: the help formatter above."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+# --- commands ---------------------------------------------------------------------------------
 
 def _position(args: argparse.Namespace):
     from hub_engine.position import Position
@@ -62,18 +127,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_analyse(args: argparse.Namespace) -> int:
-    from hub_engine import analyse
-
-    return analyse.run(args)
-
-
-def cmd_match(args: argparse.Namespace) -> int:
-    from hub_engine import match
-
-    return match.run(args)
-
-
 def cmd_hub(args: argparse.Namespace) -> int:
     from hub_engine.engine import Engine
     from protocol import run
@@ -84,30 +137,40 @@ def cmd_hub(args: argparse.Namespace) -> int:
 def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     """The parser; without `tools`, only what the Hub loop needs (a GUI waits for `wait`, so
     the tool modules are not imported on that path)."""
-    from hub_engine.variants import VARIANTS
-
-    p = argparse.ArgumentParser(prog="hub-engine", description=__doc__.splitlines()[0])
-    p.add_argument("--log-level", help="stderr log level (default WARNING)")
-    p.add_argument("--log-file", help="also log everything (DEBUG) to this file")
-    sub = p.add_subparsers(dest="command")
-    sub.add_parser("hub", help="run the Hub protocol on stdin/stdout (the default)")
+    p = Parser(prog="hub-engine", description="A draughts engine for the 8x8 variants that "
+               "speaks the Hub protocol; with no command it runs the Hub loop on stdin/stdout.")
+    p.add_argument("--version", action="version", version=f"hub-engine {__version__}")
+    p.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
+                   help=f"log to stderr at this level ({', '.join(LOG_LEVELS)}; default: "
+                        "WARNING for the tools, nothing at all for the Hub loop)")
+    p.add_argument("--log-file", metavar="FILE",
+                   help="also log everything, every Hub line in and out included, to this file "
+                        "(default: none)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.add_parser("hub", help="run the Hub protocol on stdin/stdout (the default command)")
     if not tools:
         return p
 
-    perft = sub.add_parser("perft", help="count leaf positions (duplicate capture paths merged)")
-    perft.add_argument("--variant", default="brazilian", choices=sorted(VARIANTS))
-    perft.add_argument("--pos", help="Hub position string (33 characters)")
-    perft.add_argument("--fen", help="PDN FEN in the variant's own square names")
-    perft.add_argument("--depth", type=int, required=True)
-    perft.add_argument("--divide", action="store_true", help="first print each root move's count")
-    perft.add_argument("--only", action="store_true", help="only the last depth")
-
     from hub_engine import analyse, match
     from hub_engine.bench import DEFAULT_DEPTH
+    from hub_engine.variants import VARIANTS
+
+    perft = sub.add_parser("perft", help="count leaf positions (duplicate capture paths merged)")
+    perft.add_argument("--variant", default="brazilian", choices=sorted(VARIANTS),
+                       help="rules to count with")
+    perft.add_argument("--pos", help="Hub position string (33 characters; default: the start)")
+    perft.add_argument("--fen", help="PDN FEN in the variant's own square names")
+    perft.add_argument("--depth", type=int_in(1, MAX_PERFT_DEPTH), required=True,
+                       help=f"plies to count, 1 to {MAX_PERFT_DEPTH}")
+    perft.add_argument("--divide", action="store_true", help="first print each root move's count")
+    perft.add_argument("--only", action="store_true", help="print only the last depth")
 
     bench = sub.add_parser("bench", help="search fixed positions to a fixed depth: nodes and nps")
-    bench.add_argument("--depth", type=int, default=DEFAULT_DEPTH)
-    bench.add_argument("--threads", type=int, default=1)
+    bench.add_argument("--depth", type=int_in(1, MAX_BENCH_DEPTH), default=DEFAULT_DEPTH,
+                       help=f"search depth, 1 to {MAX_BENCH_DEPTH}")
+    cores = os.cpu_count() or 1
+    bench.add_argument("--threads", type=int_in(1, cores), default=1,
+                       help=f"search threads, 1 to {cores} (the cores of this machine)")
     analyse.add_parser(sub)
     match.add_parser(sub)
     return p
@@ -121,7 +184,7 @@ def _wants_tools(words: list[str]) -> bool:
             skip = False
         elif w in ("--log-level", "--log-file"):
             skip = True
-        elif w in ("-h", "--help"):
+        elif w in ("-h", "--help", "--version"):
             return True
         elif not w.startswith("-"):
             positional.append(w)
@@ -129,18 +192,22 @@ def _wants_tools(words: list[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser(_wants_tools(sys.argv[1:] if argv is None else argv)).parse_args(argv)
-    configure_logging(args.log_level, args.log_file)
-    command = args.command or "hub"
-    handlers = {"hub": cmd_hub, "perft": cmd_perft, "bench": cmd_bench, "analyse": cmd_analyse,
-                "match": cmd_match}
+    words = sys.argv[1:] if argv is None else argv
     try:
-        return handlers[command](args)
-    except (ValueError, KeyError) as exc:
-        if command == "hub":
-            raise
-        print(f"hub-engine: error: {exc}", file=sys.stderr)
-        return 2
+        args = build_parser(_wants_tools(words)).parse_args(words)
+        command = args.command or "hub"
+        configure_logging(args.log_level, args.log_file, hub_mode=command == "hub")
+        handlers = {"hub": cmd_hub, "perft": cmd_perft, "bench": cmd_bench}
+        handler = handlers.get(command) or args.handler
+        try:
+            return handler(args)
+        except (ValueError, KeyError) as exc:
+            if command == "hub":
+                raise
+            print(f"hub-engine: error: {exc}", file=sys.stderr)
+            return 2
+    except KeyboardInterrupt:
+        return 130          # Ctrl-C: leave quietly, as a shell expects
 
 
 if __name__ == "__main__":

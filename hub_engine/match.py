@@ -467,7 +467,8 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--variant", default="brazilian", choices=sorted(VARIANTS))
+    p.add_argument("--variant", default="brazilian", choices=sorted(VARIANTS),
+                   help="rules of the games (default brazilian)")
     p.add_argument("--engine1", help="command line of the first engine, results are from its "
                                      "view (default: this program itself)")
     p.add_argument("--engine2", help="command line of the second engine (default: this program "

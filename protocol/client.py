@@ -131,6 +131,9 @@ class HubClient:
     def describe_exit(self) -> str:
         """`exited with code N` plus the engine's last stderr lines, for a failure report."""
         code = self.returncode()
+        if code is not None:
+            for t in self._threads:    # let the readers take in the last of its output
+                t.join(1.0)
         what = "is still running" if code is None else f"exited with code {code}"
         tail = self.stderr_text()
         return f"{what}; its stderr: {tail}" if tail else f"{what} (nothing on stderr)"
@@ -150,6 +153,7 @@ class HubClient:
             self.proc.stdin.write(data)
             self.proc.stdin.flush()
         except (OSError, ValueError, AttributeError) as exc:
+            self._wait_exit_briefly()
             raise EngineError(f"cannot write to the engine ({type(exc).__name__}); it "
                               f"{self.describe_exit()}") from None
 

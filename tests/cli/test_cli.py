@@ -1,0 +1,137 @@
+"""The command line as a user meets it: version, help, argument checks, Ctrl-C, a quiet stderr in
+Hub mode, and tools that run outside an activated virtual environment."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from launchers import engine_command
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE = engine_command()
+COMMANDS = ("hub", "perft", "bench", "analyse", "match")
+
+
+def bare_env() -> dict[str, str]:
+    """A user's shell without the virtual environment activated: its bin directory is not on
+    PATH, so a bare `python3` there is another interpreter."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "HUB_ENGINE_LOG_LEVEL", "HUB_ENGINE_LOG_FILE")}
+    bindir = str(Path(ENGINE[0]).parent)
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != bindir)
+    return env
+
+
+def run(*args: str, timeout: float = 120, env: dict[str, str] | None = None,
+        stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*ENGINE, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env=env or bare_env(), input=stdin)
+
+
+def test_version():
+    r = run("--version")
+    assert r.returncode == 0
+    assert re.fullmatch(r"hub-engine \d+\.\d+\.\d+\n", r.stdout), r.stdout
+
+
+def test_top_level_help_lists_every_command():
+    r = run("--help")
+    assert r.returncode == 0
+    for command in COMMANDS:
+        assert re.search(rf"^\s+{command}\s+\S", r.stdout, re.M), (command, r.stdout)
+    assert "--version" in r.stdout and "--log-file" in r.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS[1:])
+def test_every_option_has_a_help_text_with_its_default(command):
+    r = run(command, "--help")
+    assert r.returncode == 0, r.stderr
+    options = r.stdout.split("options:", 1)[1]
+    # each option line (two-space indent, a dash) is followed by words of help
+    entries = re.split(r"\n  (?=-)", options)
+    for entry in entries[1:]:
+        words = entry.split(None, 1)
+        assert len(words) == 2 and len(words[1].split()) >= 2, (command, entry)
+    if command in ("bench", "match"):
+        assert "(default" in options or "default:" in options
+
+
+@pytest.mark.parametrize("args,message", [
+    (("bench", "--depth", "0"), "--depth: must be from 1 to"),
+    (("bench", "--depth", "-3"), "--depth: must be from 1 to"),
+    (("bench", "--threads", "0"), "--threads: must be from 1 to"),
+    (("bench", "--threads", str((os.cpu_count() or 1) + 1)), "--threads: must be from 1 to"),
+    (("bench", "--depth", "x"), "--depth: expected an integer, got 'x'"),
+    (("perft", "--depth", "0"), "--depth: must be from 1 to"),
+    (("perft", "--depth", "-1"), "--depth: must be from 1 to"),
+    (("perft", "--depth", "2", "--pos", "Wbad"), "hub-engine: error: "),
+    (("--log-level", "LOUD"), "invalid choice: 'LOUD'"),
+])
+def test_bad_arguments_are_clear_errors(args, message):
+    r = run(*args)
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_hub_mode_writes_nothing_on_stderr_by_default(tmp_path):
+    # rejected input and an illegal move are logged as warnings: in Hub mode they go only
+    # to the log file (pydraughts would read a stderr line as a protocol line)
+    log = tmp_path / "engine.log"
+    session = "\n".join(["hub", "bogus-command", "set-param name=variant value=klingon",
+                         "pos moves=\"1-2\"", "level depth=x", "init", "quit"]) + "\n"
+    r = run(stdin=session, timeout=60)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout.count("error message=") == 4 and r.stdout.endswith("ready\n"), r.stdout
+    r = run("--log-file", str(log), stdin=session, timeout=60)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    text = log.read_text()
+    assert "unknown command bogus-command" in text and "in:  hub" in text
+    # asked for, stderr gets the log
+    r = run("--log-level", "warning", stdin=session, timeout=60)
+    assert "unknown command bogus-command" in r.stderr
+
+
+@pytest.mark.parametrize("args", [(), ("perft", "--depth", "13"), ("bench", "--depth", "40")])
+def test_ctrl_c_exits_quietly(args):
+    proc = subprocess.Popen([*ENGINE, *args], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=bare_env())
+    try:
+        proc.stdin.write("hub\n")
+        proc.stdin.flush()
+        time.sleep(1.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "Traceback" not in out
+
+
+def test_match_with_default_engines_outside_an_activated_environment():
+    r = run("match", "--games", "2", "--move-time", "0.02", "--max-plies", "16",
+            "--opening-depth", "0", timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "wins=" in r.stdout.splitlines()[-1]
+    assert "PROBLEM" not in r.stdout
+
+
+def test_match_with_an_engine_that_dies_at_start_fails_and_shows_why(tmp_path):
+    broken = tmp_path / "broken-engine"
+    broken.write_text("#!/bin/sh\necho 'ModuleNotFoundError: No module named loguru' >&2\n"
+                      "exit 1\n")
+    broken.chmod(0o755)
+    r = run("match", "--games", "4", "--move-time", "0.02", "--opening-depth", "0",
+            "--engine2", str(broken), timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "engine2 could not start" in r.stderr
+    assert "No module named loguru" in r.stderr
+    assert "score=" not in r.stdout
