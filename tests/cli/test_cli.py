@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from launchers import engine_command
+from protocol.client import HubClient
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = engine_command()
@@ -135,3 +136,15 @@ def test_match_with_an_engine_that_dies_at_start_fails_and_shows_why(tmp_path):
     assert "engine2 could not start" in r.stderr
     assert "No module named loguru" in r.stderr
     assert "score=" not in r.stdout
+
+
+def test_the_readme_paste_session_shows_what_the_readme_says():
+    text = (ROOT / "README.md").read_text()
+    session = text.split("### A Hub session to paste", 1)[1].split("```")[1].strip()
+    with HubClient(ENGINE, cwd=ROOT, env=bare_env()).start() as engine:
+        engine.send(*session.splitlines())
+        lines = [line.text for line in engine.until("done", 60)]
+    words = [line.split()[0] for line in lines]
+    assert words[0] == "id" and "param" in words and "wait" in words and "ready" in words
+    assert words.index("ready") < words.index("info") and words.count("info") >= 2, words
+    assert re.fullmatch(r"done move=\S+ ponder=\S+", lines[-1]), lines[-1]

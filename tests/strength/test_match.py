@@ -18,14 +18,15 @@ import pytest
 from hub_engine import match
 from hub_engine.pdn import read_pdn_file
 from hub_engine.position import Game
+from client_envs import SETUP_HINT, python_of
 from launchers import engine_command
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 OURS = shlex.join(engine_command())
 FAKE = f"{sys.executable} {HERE / 'fake_engines.py'}"
-# the interpreter of a virtual environment holding py-draughts (.ci/run makes one)
-PYD_PYTHON = Path(os.environ.get("PY_DRAUGHTS_PYTHON", "py-draughts-python-not-set"))
+# the interpreter of a virtual environment holding py-draughts (tests/client_envs.py makes it)
+PYD_PYTHON = Path(os.environ.get("PY_DRAUGHTS_PYTHON") or python_of(".venv-py-draughts"))
 WRAPPER = HERE / "py_draughts_hub.py"
 SUMMARY = re.compile(r"wins=(\d+) draws=(\d+) losses=(\d+) score=([\d.]+)%  "
                      r"elo=([+-](?:[\d.]+|inf)) \+/- ([\d.]+|inf) \(95%\)$")
@@ -218,7 +219,8 @@ def test_add_parser_registers_match():
 # --- the py-draughts wrapper -----------------------------------------------------------------
 
 needs_pyd = pytest.mark.skipif(not PYD_PYTHON.exists(),
-                               reason="set PY_DRAUGHTS_PYTHON to a Python with py-draughts")
+                               reason=f"no py-draughts environment at {PYD_PYTHON}: run "
+                                      f"`{SETUP_HINT}` (or set PY_DRAUGHTS_PYTHON)")
 
 _CHECK = """
 import sys
