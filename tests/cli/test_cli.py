@@ -6,6 +6,8 @@ import os
 import re
 import signal
 import subprocess
+import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -148,3 +150,17 @@ def test_the_readme_paste_session_shows_what_the_readme_says():
     assert words[0] == "id" and "param" in words and "wait" in words and "ready" in words
     assert words.index("ready") < words.index("info") and words.count("info") >= 2, words
     assert re.fullmatch(r"done move=\S+ ponder=\S+", lines[-1]), lines[-1]
+
+
+def test_the_readme_pydraughts_snippet_runs(tmp_path):
+    text = (ROOT / "README.md").read_text()
+    section = text.split("**A pydraughts script**", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    code += "\nprint('played', result.move.hub_move)\n"
+    env = bare_env()
+    env["PATH"] = sysconfig.get_path("scripts") + os.pathsep + env["PATH"]    # an activated venv
+    # run from elsewhere: pydraughts must not depend on the working directory
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert re.fullmatch(r"played \d+-\d+\n", r.stdout), r.stdout
