@@ -260,15 +260,16 @@ def _layout_game(variant: str, plies: int) -> Game:
     return game
 
 
-def test_notation_auto_switch_to_layout():
-    """russian moves in layout numbering, notation not set: accepted, noticed on stderr once,
-    answered in layout numbering."""
+def test_notation_auto_switch_to_layout(tmp_path):
+    """russian moves in layout numbering, notation not set: accepted, noticed once in the log
+    file (never on stderr, which pydraughts reads as protocol), answered in layout numbering."""
     game = _layout_game("russian", 4)
     layout_moves = [m.hub("layout") for m in game.moves]
     assert layout_moves != [m.hub() for m in game.moves]
     with pytest.raises(ValueError):        # not legal in the variant's numbering
         Game("russian", None, layout_moves)
-    with HubProcess() as eng:
+    log = tmp_path / "engine.log"
+    with HubProcess(["--log-file", str(log)]) as eng:
         eng.handshake("russian")
         done, before = eng.think(moves=layout_moves, level="depth=4")
         assert not [t for t in before if first_word(t) == "error"], before
@@ -281,8 +282,10 @@ def test_notation_auto_switch_to_layout():
         done, before = eng.think(moves=more, level="depth=3")
         check_and_play(game, done["move"], "layout")
         assert eng.sync() == []
-        notices = [t for t in eng.stderr_text().splitlines() if "layout" in t]
-        assert len(notices) == 1, eng.stderr_text()
+        assert eng.quit() == 0
+        assert eng.stderr_text() == ""
+        notices = [t for t in log.read_text().splitlines() if "switching" in t]
+        assert len(notices) == 1, notices
         eng.assert_clean_stdout()
 
 
