@@ -20,7 +20,8 @@ from hub_engine.timeman import Budget, Stability, budget
 from hub_engine.variants import VARIANTS, Variant, get_variant
 from protocol import Info, Limits, ParamSpec, SearchResult
 
-MAX_DEPTH = 100
+MAX_DEPTH = 100           # `level depth=` is clamped to 1..MAX_DEPTH
+MAX_NODES = 10**18        # ... and `nodes=` to 1..MAX_NODES (the core counts in 64 bits)
 ASPIRATION = 25            # first window half-width, internal units (man = 100)
 TT_LOG2_DEFAULT, TT_LOG2_MIN, TT_LOG2_MAX = 22, 12, 28   # 28: 4 GiB
 MAX_THREADS = max(1, os.cpu_count() or 1)
@@ -34,6 +35,17 @@ def parse_bool(value: str) -> bool:
     if v in ("false", "0", "no", "off"):
         return False
     raise ValueError(f"bad bool value {value!r} (true or false)")
+
+
+def search_bounds(limits: Limits) -> tuple[int, int]:
+    """(max depth, node limit or 0 for none) of `level` limits.
+
+    Huge values are clamped; `depth` or `nodes` of 0 or less mean the smallest search (the
+    1-ply iteration, answered at once), as Scan answers `depth=0` with an instant move.
+    """
+    depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+    nodes = 0 if limits.nodes is None else max(1, min(limits.nodes, MAX_NODES))
+    return depth, nodes
 
 
 def parse_int(name: str, value: str, lo: int, hi: int) -> int:
@@ -56,6 +68,7 @@ class Engine:
         self.threads = 1
         self.ponder = False
         self.game = Game(self.variant)
+        self._game_source: tuple | None = None    # (pos, notation, moves, game) of the last pos
         self._tt: TransTable | None = None
         self._searchers: list[Searcher] = []
         self._searchers_variant: str | None = None
@@ -67,6 +80,7 @@ class Engine:
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self._budget = Budget(None, None)
+        self._best: list = []                      # the running search's best line so far
 
     # -- protocol: identity and parameters ---------------------------------------------------
     def identity(self) -> dict[str, str]:
@@ -126,7 +140,12 @@ class Engine:
             s.clear_heuristics()
 
     def set_position(self, pos: str | None, moves: list[str]) -> None:
-        """Replace the game; on any error the previous game is kept unchanged."""
+        """Replace the game; on any error the previous game is kept unchanged.
+
+        When `moves` extend (or share a start with) the moves of the last `pos` from the same
+        position, only the difference is undone and played: clients resend the whole game every
+        move, and replaying 200 plies would cost the clock a few milliseconds each time.
+        """
         try:
             start = (Position.start(self.variant) if pos is None
                      else Position.from_hub(self.variant, pos))
@@ -134,24 +153,52 @@ class Engine:
             message = str(exc)   # notation's messages already start with "bad position"
             raise ValueError(message if message.startswith("bad position")
                              else f"bad position: {message}") from None
+        key = start.hub()
         try:
-            self.game = self._play_all(start, moves, self.notation)
+            self.game = self._replay(key, start, moves, self.notation)
             return
         except IllegalMoveError as first_error:
             other = NOTATIONS[1 - NOTATIONS.index(self.notation)]
             try:
-                game = self._play_all(start, moves, other)
+                game = self._replay(key, start, moves, other)
             except ValueError:
                 raise first_error from None
-        logger.warning("moves are legal in {} notation, not {}: switching for this session",
-                       other, self.notation)
+        # an old client (pydraughts 0.5.x numbers russian and brazilian moves in the layout
+        # order) is rescued; said at INFO, which reaches the log file only: pydraughts reads
+        # stderr as protocol lines
+        logger.info("moves are legal in {} notation, not {}: switching for this session",
+                    other, self.notation)
         self.notation = other
         self.game = game
 
-    def _play_all(self, start: Position, moves: list[str], notation: str) -> Game:
-        game = Game(self.variant, start)
-        for text in moves:
-            game.play(text, notation)
+    def _replay(self, key: str, start: Position, moves: list[str], notation: str) -> Game:
+        """The game from `start` (Hub string `key`) through `moves`; self.game is left as it
+        was, whatever happens (a ValueError for an illegal or malformed move)."""
+        last = self._game_source
+        if last is None or last[:2] != (key, notation) or last[3] is not self.game:
+            game = Game(self.variant, start)
+            for text in moves:
+                game.play(text, notation)
+        else:
+            game = self.game
+            same = 0
+            for old, new in zip(last[2], moves):
+                if old != new:
+                    break
+                same += 1
+            undone = [game.undo() for _ in range(len(last[2]) - same)]
+            played = 0
+            try:
+                for text in moves[same:]:
+                    game.play(text, notation)
+                    played += 1
+            except Exception:
+                for _ in range(played):
+                    game.undo()
+                for move in reversed(undone):
+                    game.play(move)
+                raise
+        self._game_source = (key, notation, list(moves), game)
         return game
 
     # -- protocol: search ---------------------------------------------------------------------
@@ -168,19 +215,30 @@ class Engine:
             elif self._state == "idle":
                 self._early_hit = True     # overtook the first lines of search(): keep it
 
-    def _start_clock(self) -> None:
-        """The clock runs from now: arm the hard-limit timer (caller holds the lock)."""
+    def _start_clock(self, since: float | None = None) -> None:
+        """The clock runs from `since` (default now): arm the hard-limit timer (caller holds
+        the lock). No timer for a zero budget: the 1-ply iteration must complete."""
         self._ponder_hit.set()
-        self._clock_start = time.monotonic()
-        if self._budget.hard is not None:
-            self._timer = threading.Timer(self._budget.hard, self.stop)
+        now = time.monotonic()
+        self._clock_start = now if since is None else min(since, now)
+        if self._budget.hard:
+            left = max(0.001, self._clock_start + self._budget.hard - now)
+            self._timer = threading.Timer(left, self.stop)
             self._timer.daemon = True
             self._timer.start()
 
     def search(self, limits: Limits, mode: str, on_info: Callable[[Info], None]) -> SearchResult:
         self._halt.clear()           # a stale repeated stop of the last search is forgotten
+        self._best = []
         try:
             return self._search(limits, mode, on_info)
+        except Exception as exc:
+            # never an empty move while a legal one exists: the best found so far, or any
+            legal = self.game.position.legal_moves()
+            if not legal:
+                raise
+            logger.opt(exception=exc).error("search failed ({}); playing a legal move", exc)
+            return SearchResult((self._best or legal)[0].hub(self.notation))
         finally:
             with self._lock:
                 if self._timer is not None:
@@ -208,7 +266,7 @@ class Engine:
                 self._clock_start = time.monotonic()
             else:
                 self._state = "running"
-                self._start_clock()
+                self._start_clock(None if mode == "ponder" else limits.issued)
         pv = self._deepen(root, limits, mode, on_info)
         unlimited = limits.is_unlimited()
         if mode == "ponder" or unlimited:
@@ -227,8 +285,7 @@ class Engine:
         main = self._searchers[0]
         history = self.game.history_hashes()[:-1]
         counters = self.game.counters
-        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
-        node_limit = limits.nodes or 0
+        max_depth, node_limit = search_bounds(limits)
         helpers = self._start_helpers(root, history, counters, max_depth)
         t0 = time.monotonic()
         nodes = 0
@@ -241,8 +298,9 @@ class Engine:
                     break
                 if node_limit and nodes >= node_limit:
                     break
+                # depth 1 is always completed, whatever the limits: never an unsearched move
                 deadline = self._deadline() if depth > 1 else 0.0
-                left = max(1, node_limit - nodes) if node_limit else 0
+                left = max(1, node_limit - nodes) if node_limit and depth > 1 else 0
                 result, used = self._aspirate(main, root, depth, score, history, counters,
                                               deadline, left)
                 nodes += used
@@ -253,6 +311,7 @@ class Engine:
                 if completed or not best_pv or pv[0] != best_pv[0]:
                     prev = score
                     best_pv, score = pv, it_score
+                    self._best = best_pv
                     elapsed = time.monotonic() - t0
                     total = nodes + sum(h.nodes for h in helpers)
                     on_info(Info(depth=depth, mean_depth=mean_depth, score=score_to_hub(score),

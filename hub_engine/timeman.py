@@ -1,16 +1,24 @@
 """Time management: turn a `level` into a soft target and a hard limit for one move.
 
 Convention (hub-protocol.md): the increment is added before the move, so up to `time + inc` may
-be spent now. The hard limit never exceeds that minus a safety margin for process overhead; the
-soft target is where iterative deepening stops starting new iterations, stretched when the best
-move changes and shrunk when it is stable.
+be spent now. The engine's clock runs from the moment the `go` line was read (Limits.issued), so
+the `pos` replay and the start of the search threads are counted; what it cannot see (the
+client writing and reading lines, process wake-ups) is MOVE_OVERHEAD per move. A reserve of the
+clock is never planned; with less than that left, the move is a 1-ply answer given at once.
+The soft target is where iterative deepening stops starting new iterations, stretched when the
+best move changes and shrunk when it is stable; the hard limit stops the search mid-iteration.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-SAFETY = 0.03              # seconds kept back for pipes, process wake-up and the `done` line
-MIN_THINK = 0.005          # never plan less than this
+MAX_SECONDS = 1e7          # longer times count as this (~4 months): no search needs more, and a
+                           # timer cannot wait longer than the OS allows (threading.TIMEOUT_MAX)
+MOVE_OVERHEAD = 0.003      # seconds per move outside the engine's view (client pipes, wake-ups):
+                           # ~1 ms measured on an idle machine, a few ms on a loaded one
+RESERVE = 0.02             # seconds of the clock never planned; under this, answer at once
+RESERVE_SHARE = 0.02       # ... plus this share of the clock
+MOVE_TIME_MARGIN = 0.03    # `move-time`: kept back from it (at most a quarter of it)
 DEFAULT_MOVES_TO_GO = 30   # sudden death: assume this many moves still to play
 HARD_FACTOR = 4.0          # the hard limit may reach this many soft targets
 HARD_SHARE = 0.4           # ... but at most this share of the clock in one move
@@ -18,27 +26,40 @@ HARD_SHARE = 0.4           # ... but at most this share of the clock in one move
 
 @dataclass(frozen=True)
 class Budget:
-    """Seconds for one move; None means no time limit (depth, nodes, infinite)."""
+    """Seconds for one move; None means no time limit (depth, nodes, infinite).
+
+    0 means: no time to search, answer with what the first (1-ply) iteration finds.
+    """
 
     soft: float | None
     hard: float | None
     exact: bool = False    # move-time: spend it all; only the hard limit ends the search
 
 
+def seconds(value: float | None) -> float:
+    """A time from the client, within 0..MAX_SECONDS (None and negative times count as 0)."""
+    return min(MAX_SECONDS, max(0.0, value or 0.0))
+
+
 def budget(move_time: float | None = None, time: float | None = None, inc: float | None = None,
            moves: int | None = None) -> Budget:
-    """The time this move may use."""
+    """The time this move may use, counted from the moment its `go` was read."""
     if move_time is not None:
-        hard = max(MIN_THINK, move_time - min(SAFETY, 0.25 * move_time))
+        move_time = seconds(move_time)
+        hard = move_time - min(MOVE_TIME_MARGIN, 0.25 * move_time)
         return Budget(hard, hard, exact=True)
     if time is None:
         return Budget(None, None)
-    inc = max(0.0, inc or 0.0)
-    available = max(0.0, time) + inc
-    ceiling = max(MIN_THINK, available - SAFETY - 0.02 * available)
-    moves_to_go = moves if moves and moves > 0 else DEFAULT_MOVES_TO_GO
-    reserve_share = time / moves_to_go
-    soft = min(ceiling, max(MIN_THINK, reserve_share + inc * 0.9))
+    time, inc = seconds(time), seconds(inc)
+    available = time + inc - MOVE_OVERHEAD
+    reserve = RESERVE + RESERVE_SHARE * max(0.0, available)
+    ceiling = available - reserve
+    if ceiling <= 0:
+        return Budget(0.0, 0.0)
+    moves_to_go = min(moves, 10**6) if moves and moves > 0 else DEFAULT_MOVES_TO_GO
+    # this move's share of the clock left after the reserve and the later moves' overhead
+    share = max(0.0, (time - reserve) / moves_to_go - MOVE_OVERHEAD)
+    soft = min(ceiling, share + inc * 0.9)
     if moves_to_go == 1:
         hard = ceiling
     else:

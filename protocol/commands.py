@@ -2,11 +2,12 @@
 
 Unknown arguments are ignored (Scan's own `wolf=`, `handicap=`, `ply=` appear in the wild);
 an unknown command or a value that cannot be read raises `ProtocolError` naming the culprit.
+Numbers are ASCII digits only (Python's `\\d` and `int()` also take other scripts' digits), and a
+number too large to mean anything is clamped to `NUMBER_LIMIT` instead of overflowing later.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,8 +19,12 @@ from protocol.tokens import Line, parse_line
 GoMode = Literal["think", "ponder", "analyze"]
 GO_MODES: tuple[GoMode, ...] = ("think", "ponder", "analyze")
 
-_INT = re.compile(r"[+-]?\d+")
-_REAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+NUMBER_LIMIT = 10**18
+"""Numbers beyond +/- this are read as +/- this: more than any search can use, and it fits the
+64-bit integers of the compiled core (a 4,301-digit integer would even make `int()` fail)."""
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_REAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -97,27 +102,38 @@ class Quit:
 Command = Hub | SetParam | Init | NewGame | Pos | Level | Go | Ping | PonderHit | Stop | Quit
 
 
+def _clamp(value: float) -> float:
+    """`value` within +/- NUMBER_LIMIT (infinity included)."""
+    return max(-NUMBER_LIMIT, min(NUMBER_LIMIT, value))
+
+
 def _int_arg(line: Line, name: str) -> int | None:
-    """An integer argument; `12.0` is accepted as 12 since some clients format every number."""
+    """An integer argument; `12.0` and `1e6` are accepted since some clients format every
+    number as a real. Clamped to +/- NUMBER_LIMIT."""
     text = line.value(name)
     if text is None:
         return None
     if _INT.fullmatch(text):
-        return int(text)
-    if _REAL.fullmatch(text) and float(text).is_integer():
-        return int(float(text))
+        sign = -1 if text.startswith("-") else 1
+        digits = text.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > len(str(NUMBER_LIMIT)):   # int() refuses over 4,300 digits
+            return sign * NUMBER_LIMIT
+        return int(_clamp(sign * int(digits)))
+    if _REAL.fullmatch(text):
+        value = float(_clamp(float(text)))
+        if value.is_integer():
+            return int(value)
     raise ProtocolError(f"{line.command} {name}: expected an integer, got '{shorten(text)}'")
 
 
 def _real_arg(line: Line, name: str) -> float | None:
-    """A number of seconds, integer or real (`time=29`, `time=9.5`); may be negative."""
+    """A number of seconds, integer or real (`time=29`, `time=9.5`); may be negative.
+    Clamped to +/- NUMBER_LIMIT (`time=1e400` is a number, though not a finite float)."""
     text = line.value(name)
     if text is None:
         return None
     if _REAL.fullmatch(text):
-        value = float(text)
-        if math.isfinite(value):
-            return value
+        return float(_clamp(float(text)))
     raise ProtocolError(f"{line.command} {name}: expected a number, got '{shorten(text)}'")
 
 
@@ -127,7 +143,7 @@ def _set_param(line: Line) -> SetParam:
     if not name:
         raise ProtocolError("set-param needs name=...")
     if value is None:
-        raise ProtocolError(f"set-param {name} needs value=...")
+        raise ProtocolError(f"set-param {shorten(name)} needs value=...")
     return SetParam(name, value)
 
 

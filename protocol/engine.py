@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Literal, Protocol
 
 from protocol.commands import GoMode, Level
@@ -60,8 +60,13 @@ class Limits(Level):
 
     Times are seconds. `time` is the clock left and `inc` the increment, which the engine may
     add before this move (so it may use up to `time + inc`). No limit at all, or `infinite`,
-    means: search until `stop`. The fields are those of `Level`: the same names, accumulated.
+    means: search until `stop`. The fields are those of `Level`: the same names, accumulated,
+    plus `issued`: the `time.monotonic()` at which the `go` line was read, so that the engine
+    counts its clock from there (the `pos` replay and the thread start-up are the client's
+    time too); None means "from the call". It takes no part in comparisons.
     """
+
+    issued: float | None = field(default=None, compare=False)
 
     def with_level(self, level: Level) -> Limits:
         """These limits plus one more `level` line: what the line says wins, the rest stays."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from protocol.engine import Info, ParamSpec, SearchResult, value_text
+from protocol.errors import clip_echoes
 from protocol.tokens import format_line
 
 IDENTITY_KEYS = ("name", "version", "author", "country")
@@ -80,5 +81,6 @@ def format_done(result: SearchResult) -> str:
 
 
 def format_error(message: str) -> str:
-    """`error message="..."`, always quoted; a `"` in the message becomes `'`."""
-    return format_line("error", [("message", message)], quoted={"message"})
+    """`error message="..."`, always quoted; a `"` in the message becomes `'`; long echoes of
+    the input are shortened (errors.clip_echoes), whichever layer wrote the message."""
+    return format_line("error", [("message", clip_echoes(message))], quoted={"message"})

@@ -11,7 +11,9 @@ from __future__ import annotations
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import IO, Any
 
 from loguru import logger
@@ -19,7 +21,7 @@ from loguru import logger
 from protocol.commands import (Command, Go, GoMode, Hub, Init, Level, NewGame, Ping, PonderHit,
                                Pos, Quit, SetParam, Stop, parse_command)
 from protocol.engine import EngineInterface, Info, Limits, SearchResult
-from protocol.errors import ProtocolError, shorten
+from protocol.errors import ProtocolError, clip_echoes, shorten
 from protocol.replies import format_done, format_error, format_id, format_info, format_param
 
 NUDGE_SECONDS = 0.01
@@ -73,23 +75,27 @@ class Session:
                 if item is _EOF:
                     logger.debug("end of input")
                     return 1 if self._read_failed else 0
-                if not self._handle(item):
+                if not self._handle(*item):
                     return 0
         finally:
             self._close()
 
     def _read(self, inp: IO[Any]) -> None:
-        """Reader thread: stdin lines into the inbox, then _EOF. Bytes are decoded leniently."""
+        """Reader thread: (arrival time, line) pairs into the inbox, then _EOF. Bytes are decoded
+        leniently. The arrival time is when the client's clock for a `go` started, as near as
+        the engine can know it: lines sent in one burst are read together, before `pos` is
+        replayed."""
         source = getattr(inp, "buffer", inp)
         try:
             while True:
                 raw = source.readline()
                 if not raw:
                     break
+                arrived = time.monotonic()
                 text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
                 if text.split(None, 1)[:1] == ["quit"]:
                     self._leaving.set()
-                self._inbox.put(text)
+                self._inbox.put((arrived, text))
         except (OSError, ValueError) as exc:
             logger.warning("reading stdin failed: {}", exc)
             self._read_failed = True
@@ -98,7 +104,8 @@ class Session:
             self._inbox.put(_EOF)
 
     def _next_input(self) -> Any:
-        """The next line; while a requested stop is pending, repeat `stop()` as we wait."""
+        """The next (arrival time, line), or _EOF; while a requested stop is pending, repeat
+        `stop()` as we wait."""
         while True:
             search = self._search
             nudging = search is not None and search.stop_requested and search.running()
@@ -107,8 +114,8 @@ class Session:
             except queue.Empty:
                 self._engine_stop()
 
-    def _handle(self, text: str) -> bool:
-        """Execute one input line; False means leave (`quit`)."""
+    def _handle(self, arrived: float, text: str) -> bool:
+        """Execute one input line read at `arrived`; False means leave (`quit`)."""
         logger.debug("in:  {}", shorten(text.rstrip("\r\n"), 500))
         try:
             command = parse_command(text)
@@ -127,7 +134,7 @@ class Session:
                 return True
             if not self._end_search():
                 return False
-        self._execute(command)
+        self._execute(command, arrived)
         return True
 
     # -- commands ----------------------------------------------------------------------
@@ -150,8 +157,8 @@ class Session:
             return False
         return True
 
-    def _execute(self, command: Command) -> None:
-        """Run a command with no search in progress."""
+    def _execute(self, command: Command, arrived: float) -> None:
+        """Run a command (read at `arrived`) with no search in progress."""
         engine = self._engine
         if isinstance(command, Hub):
             self._hub()
@@ -171,7 +178,7 @@ class Session:
         elif isinstance(command, Level):
             self._limits = self._limits.with_level(command)
         elif isinstance(command, Go):
-            limits, self._limits = self._limits, Limits()
+            limits, self._limits = replace(self._limits, issued=arrived), Limits()
             self._start_search(limits, command.mode)
         elif isinstance(command, Ping):
             self._send("pong")
@@ -204,10 +211,10 @@ class Session:
         """One `error` line for an engine exception; the traceback only at DEBUG, because
         pydraughts reads stderr too and must not see lines that look like commands."""
         if isinstance(exc, ValueError):
-            message = str(exc) or f"{what}: bad value"
+            message = clip_echoes(str(exc) or f"{what}: bad value")
             logger.warning("{} rejected: {}", what, message)
         else:
-            message = f"{what} failed: {type(exc).__name__}: {exc}"
+            message = clip_echoes(f"{what} failed: {type(exc).__name__}: {exc}")
             logger.error("engine {}", message)
         logger.opt(exception=exc).debug("{} traceback", what)
         self._send(format_error(message))

@@ -262,7 +262,8 @@ def _layout_game(variant: str, plies: int) -> Game:
 
 def test_notation_auto_switch_to_layout(tmp_path):
     """russian moves in layout numbering, notation not set: accepted, noticed once in the log
-    file (never on stderr, which pydraughts reads as protocol), answered in layout numbering."""
+    file at INFO (never on stderr, which pydraughts reads as protocol), answered in layout
+    numbering."""
     game = _layout_game("russian", 4)
     layout_moves = [m.hub("layout") for m in game.moves]
     assert layout_moves != [m.hub() for m in game.moves]
@@ -285,7 +286,7 @@ def test_notation_auto_switch_to_layout(tmp_path):
         assert eng.quit() == 0
         assert eng.stderr_text() == ""
         notices = [t for t in log.read_text().splitlines() if "switching" in t]
-        assert len(notices) == 1, notices
+        assert len(notices) == 1 and " INFO " in notices[0], notices
         eng.assert_clean_stdout()
 
 
