@@ -7,6 +7,7 @@ time decisions and `info` reports in readable Python between iterations.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from typing import Callable
@@ -19,6 +20,7 @@ from hub_engine.position import Game, IllegalMoveError, Position
 from hub_engine.timeman import Budget, Stability, budget
 from hub_engine.variants import VARIANTS, Variant, get_variant
 from protocol import Info, Limits, ParamSpec, SearchResult
+from protocol.errors import shorten
 
 MAX_DEPTH = 100           # `level depth=` is clamped to 1..MAX_DEPTH
 MAX_NODES = 10**18        # ... and `nodes=` to 1..MAX_NODES (the core counts in 64 bits)
@@ -49,10 +51,14 @@ def search_bounds(limits: Limits) -> tuple[int, int]:
 
 
 def parse_int(name: str, value: str, lo: int, hi: int) -> int:
-    try:
-        n = int(value.strip())
-    except ValueError:
-        raise ValueError(f"bad value {value!r} for {name}: an integer is expected") from None
+    """An integer parameter in lo..hi, in ASCII digits (int() also takes other scripts')."""
+    text = value.strip()
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        raise ValueError(f"bad value {value!r} for {name}: an integer is expected")
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > len(str(hi)) + 1:         # int() refuses over 4,300 digits
+        raise ValueError(f"bad value {shorten(text)} for {name}: must be between {lo} and {hi}")
+    n = int(text[0] + digits if text[0] in "+-" else digits)
     if not lo <= n <= hi:
         raise ValueError(f"bad value {n} for {name}: must be between {lo} and {hi}")
     return n

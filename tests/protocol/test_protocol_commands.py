@@ -2,8 +2,8 @@
 
 import pytest
 
-from protocol.commands import (Go, Hub, Init, Level, NewGame, Ping, PonderHit, Pos, Quit, SetParam,
-                               Stop, parse_command)
+from protocol.commands import (NUMBER_LIMIT, Go, Hub, Init, Level, NewGame, Ping, PonderHit, Pos,
+                               Quit, SetParam, Stop, parse_command)
 from protocol.errors import ProtocolError
 
 
@@ -111,6 +111,60 @@ def test_level_rejects_non_numbers_naming_the_field(text, field):
     with pytest.raises(ProtocolError) as info:
         parse_command(text)
     assert field in info.value.message
+
+
+HUGE = "9" * 4301     # one digit more than int() converts (Python's 4,300-digit limit)
+
+
+@pytest.mark.parametrize("field", ["depth", "nodes", "moves"])
+@pytest.mark.parametrize("text, value", [
+    (HUGE, NUMBER_LIMIT),
+    ("-" + HUGE, -NUMBER_LIMIT),
+    ("0" * 5000 + "7", 7),                      # leading zeros are not digits that count
+    ("9223372036854775808", NUMBER_LIMIT),      # 2**63: beyond a C long
+    ("1000000000000000001", NUMBER_LIMIT),
+    (str(NUMBER_LIMIT), NUMBER_LIMIT),
+    ("1e30", NUMBER_LIMIT),
+    ("1e400", NUMBER_LIMIT),                    # beyond a float, still a number
+    ("-1e400", -NUMBER_LIMIT),
+    ("1e-400", 0),
+])
+def test_huge_integers_are_clamped_not_fatal(field, text, value):
+    level = parse_command(f"level {field}={text}")
+    assert getattr(level, field) == value and isinstance(getattr(level, field), int)
+
+
+@pytest.mark.parametrize("field", ["time", "inc", "move-time"])
+@pytest.mark.parametrize("text, value", [
+    ("1e300", float(NUMBER_LIMIT)),
+    ("1e400", float(NUMBER_LIMIT)),
+    ("-1e400", -float(NUMBER_LIMIT)),
+    (HUGE, float(NUMBER_LIMIT)),
+    ("1e10", 1e10),
+])
+def test_huge_times_are_clamped(field, text, value):
+    level = parse_command(f"level {field}={text}")
+    assert getattr(level, field.replace("-", "_")) == value
+
+
+@pytest.mark.parametrize("text", [
+    "level depth=\u0663",               # ARABIC-INDIC DIGIT THREE: int() takes it
+    "level nodes=\u0661\u0662",
+    "level moves=\uff13",               # FULLWIDTH DIGIT THREE
+    "level depth=\u00b2",               # SUPERSCRIPT TWO
+    "level time=\u0663.5",
+    "level move-time=1e\u0663",
+    "level inc=\u09e9",                 # BENGALI DIGIT THREE
+])
+def test_only_ascii_digits_are_numbers(text):
+    with pytest.raises(ProtocolError, match="expected"):
+        parse_command(text)
+
+
+def test_set_param_message_shortens_a_huge_name():
+    with pytest.raises(ProtocolError) as info:
+        parse_command("set-param name=" + "n" * 100_000)
+    assert len(info.value.message) < 100
 
 
 @pytest.mark.parametrize("text", ["hello", "HUB", "go-think", "info depth=3", "xyzzy a=1"])

@@ -6,6 +6,7 @@ import pytest
 
 from protocol.commands import Level
 from protocol.engine import Info, Limits, ParamSpec, SearchResult
+from protocol.errors import MESSAGE_LIMIT, WORD_LIMIT, clip_echoes
 from protocol.replies import format_done, format_error, format_id, format_info, format_param
 
 # pydraughts 0.6.7 (draughts/engines/hub.py) splits id/param/info arguments with this regex,
@@ -120,6 +121,26 @@ def test_error_line_is_quoted_and_has_no_inner_double_quote():
     assert format_error("bad position") == 'error message="bad position"'
     assert format_error("x") == 'error message="x"'
     assert format_error('value "abc"\nnext') == "error message=\"value 'abc' next\""
+
+
+def test_error_line_shortens_echoed_input_whoever_wrote_the_message():
+    """Engines quote moves and values in full ("illegal move <m>", "unknown variant '<v>'"):
+    the error line keeps the message's own words and cuts each echoed one."""
+    move = "9-13" * 25_000
+    line = format_error(f"illegal move {move}")
+    assert line == f'error message="illegal move {move[:WORD_LIMIT]}..."'
+    variant = "x" * 100_000
+    line = format_error(f"unknown variant '{variant}' (supported: brazilian russian)")
+    assert line == (f'error message="unknown variant \'{variant[:WORD_LIMIT - 1]}... '
+                    '(supported: brazilian russian)"')
+    many = " ".join(["a"] * 50_000)            # many short words: the whole is cut
+    assert len(format_error(f"bad value {many}")) < MESSAGE_LIMIT + 30
+    assert clip_echoes("short and sweet") == "short and sweet"
+
+
+def test_limits_carry_the_go_arrival_time_outside_comparisons():
+    assert Limits(depth=3, issued=12.5) == Limits(depth=3)
+    assert Limits(depth=3, issued=12.5).with_level(Level(nodes=9)).issued == 12.5
 
 
 def test_limits_accumulate_levels():

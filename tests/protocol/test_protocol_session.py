@@ -107,6 +107,17 @@ def test_set_param_good_unknown_and_bad(hub):
     assert_alive(hub)
 
 
+def test_engine_messages_do_not_echo_100_kb_of_input(hub):
+    """The fake engine quotes the bad value in full, as real ones do: the line is cut."""
+    hub.send("set-param name=threads value=" + "x" * 100_000)
+    line = hub.expect("error")
+    assert len(line) < 200 and line.startswith('error message="threads:'), line[:300]
+    hub.send('pos start moves="' + "1" * 100_000 + '"')
+    line = hub.expect("error")
+    assert len(line) < 200 and line.startswith('error message="illegal move 111'), line[:300]
+    assert_alive(hub)
+
+
 def test_new_game_reaches_the_engine(hub):
     hub.send("new-game")
     assert_alive(hub)
@@ -255,6 +266,15 @@ def test_other_commands_end_the_search_then_run(hub, command, reply):
     while (line := hub.next_reply()) != "pong":
         assert line.startswith(("param", "wait")), line
     assert len(hub.engine.searches) == (2 if command == "go" else 1)
+
+
+def test_go_tells_the_engine_when_it_was_read(hub):
+    """The engine's clock starts when `go` arrived, not when its search thread got going."""
+    before = time.monotonic()
+    hub.send("pos start", "level depth=2", "go think")
+    assert_done(hub.expect("done"))
+    issued = hub.engine.searches[-1][0].issued
+    assert issued is not None and before <= issued <= time.monotonic()
 
 
 def test_levels_add_up_until_go(hub):

@@ -1,0 +1,84 @@
+"""Time allocation: the overhead per move, the reserve, the clamps, and a whole sudden-death game
+played against the budget with a modelled cost per move (no clock is read here)."""
+import threading
+
+import pytest
+
+from hub_engine.timeman import (DEFAULT_MOVES_TO_GO, MAX_SECONDS, MOVE_OVERHEAD, MOVE_TIME_MARGIN,
+                                RESERVE, Budget, budget)
+
+CLOCKS = [0.0, 0.001, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0, 3.0, 60.0, 3600.0]
+
+
+@pytest.mark.parametrize("inc", [0.0, 0.01, 1.0])
+@pytest.mark.parametrize("clock", CLOCKS)
+def test_a_move_never_plans_the_reserve_or_the_overhead(clock, inc):
+    b = budget(time=clock, inc=inc)
+    assert 0.0 <= b.soft <= b.hard
+    assert b.hard <= max(0.0, clock + inc - MOVE_OVERHEAD - RESERVE)
+
+
+@pytest.mark.parametrize("clock", [0.0, 0.005, 0.01, 0.015, 0.02, -1.0, -1e18])
+def test_under_the_reserve_the_answer_comes_at_once(clock):
+    """With about 20 ms or less left there is no time to search: a 1-ply answer, at once."""
+    assert budget(time=clock, inc=0.0) == Budget(0.0, 0.0)
+
+
+def test_no_time_planned_is_not_no_limit():
+    assert budget(time=0.0).hard == 0.0
+    assert budget() == Budget(None, None)
+    assert budget(inc=5.0, moves=40) == Budget(None, None)    # no clock: no time limit
+
+
+def test_the_share_of_the_clock_counts_the_overhead_of_the_later_moves():
+    b = budget(time=3.0, inc=0.0)
+    assert b.soft < (3.0 - RESERVE) / DEFAULT_MOVES_TO_GO
+    assert b.soft == pytest.approx((3.0 - RESERVE - 0.02 * (3.0 - MOVE_OVERHEAD))
+                                   / DEFAULT_MOVES_TO_GO - MOVE_OVERHEAD)
+    assert budget(time=3.0, inc=1.0).soft > b.soft + 0.8                   # the increment counts
+    assert budget(time=3.0, moves=10).soft > budget(time=3.0, moves=20).soft
+
+
+def test_the_last_move_before_the_control_may_use_all_but_the_reserve():
+    b = budget(time=2.0, inc=0.0, moves=1)
+    assert b.hard == pytest.approx(2.0 - MOVE_OVERHEAD - RESERVE - 0.02 * (2.0 - MOVE_OVERHEAD))
+
+
+@pytest.mark.parametrize("move_time", [0.0, 0.001, 0.01, 0.1, 1.0, 10.0])
+def test_move_time_is_spent_within_itself(move_time):
+    b = budget(move_time=move_time)
+    assert b.exact and b.soft == b.hard
+    assert move_time - MOVE_TIME_MARGIN <= b.hard <= move_time
+    assert b.hard >= 0.75 * move_time
+
+
+@pytest.mark.parametrize("level", [{"move_time": 1e10}, {"move_time": 1e300},
+                                   {"time": 1e300}, {"time": 1e18, "inc": 1e18},
+                                   {"time": 1e9, "moves": 10**18}])
+def test_huge_times_are_clamped_below_what_a_timer_can_wait(level):
+    b = budget(**level)
+    assert 0.0 <= b.soft <= b.hard <= MAX_SECONDS < threading.TIMEOUT_MAX
+
+
+def _sudden_death(clock: float, cost: float, use: str, moves: int) -> float:
+    """The lowest clock left over `moves` moves when each uses its soft target (or its hard
+    limit) plus `cost` seconds the engine cannot see."""
+    lowest = clock
+    for _ in range(moves):
+        b = budget(time=clock, inc=0.0)
+        clock -= getattr(b, use) + cost
+        lowest = min(lowest, clock)
+    return lowest
+
+
+@pytest.mark.parametrize("use, moves", [("soft", 80), ("hard", 55)])
+def test_half_a_second_for_the_game_lasts_at_the_overhead_the_budget_counts(use, moves):
+    """At the per-move cost the budget counts (about ten times what an idle machine shows),
+    0.5 s for the whole game lasts 80 moves a side at the soft target (more than the 73 of the
+    longest of 100 test games), and 55 if every move ran to its hard limit; when the clock runs
+    low, moves cost only the overhead."""
+    assert _sudden_death(0.5, MOVE_OVERHEAD, use, moves) > 0.0
+
+
+def test_a_cheaper_move_lasts_longer():
+    assert _sudden_death(0.5, 0.001, "soft", 180) > 0.0
