@@ -67,6 +67,14 @@ MALFORMED = [
     ("set-param name=notation value=dutch", "error"),
     ("set-param value=3", "error"),
     ("x" * 100_000, "error"),                            # a 100 kB line
+    ("set-param name=variant value=" + "x" * 100_000, "error"),   # echoes are shortened
+    ("set-param name=tt-size value=" + "9" * 100_000, "error"),
+    ("set-param name=" + "n" * 100_000, "error"),
+    ('pos moves="' + "9-13" * 25_000 + '"', "error"),
+    ('pos moves="9-13 ' + "1" * 100_000 + '"', "error"),
+    ("level depth=\u0663", "error"),                     # only ASCII digits are numbers
+    ("level nodes=\uff11\uff10", "error"),
+    ("set-param name=tt-size value=\u0661\u0666", "error"),
     ("stop", "quiet"),                                   # idle: silently ignored
     ("ponder-hit", "quiet"),
     ("set-param name=initial-time value=300", "quiet"),   # unknown names: accepted silently
@@ -333,6 +341,36 @@ def test_tiny_limits_still_give_a_legal_move(level):
         lines = eng.until("done", 10)
         assert lines[-1].at - sent < 5.0
         check_and_play(game, check_done_line(lines[-1].text)["move"])
+
+
+HUGE = "9" * 4301          # one digit more than Python's int() converts
+
+
+@pytest.mark.parametrize("level", [
+    f"depth={HUGE}", f"nodes={HUGE}", f"moves={HUGE} time=1", "nodes=9223372036854775808",
+    "nodes=1e30", "move-time=1e10", "time=1e300", "time=1e400 inc=1e300", "depth=0", "nodes=0",
+    "depth=-1", "nodes=-5", "time=0.015"])
+def test_extreme_limits_give_a_legal_move_and_no_error(level):
+    """Huge limits are clamped (the search runs until `stop`), zero and negative depth/nodes
+    and a clock under the reserve give the 1-ply answer at once; never a crash, an `error`,
+    an empty move or a traceback on stderr."""
+    game = Game("russian", None, ["9-13", "21-17"])
+    with HubProcess() as eng:
+        eng.handshake("russian")
+        eng.send('pos moves="9-13 21-17"', f"level {level}", "go think")
+        time.sleep(0.3)
+        eng.send("stop")                   # ignored when the search already ended
+        lines = [x.text for x in eng.until("done", 10)]
+        assert [t for t in lines if first_word(t) != "info"] == [lines[-1]], lines
+        check_and_play(game, check_done_line(lines[-1])["move"])
+        quick = level.startswith(("depth=0", "nodes=0", "depth=-", "nodes=-", "time=0.0"))
+        if quick:
+            assert [check_info_line(t)["depth"] for t in lines[:-1]] == ["1"], lines
+        assert eng.sync() == []
+        eng.assert_clean_stdout()
+        assert eng.quit() == 0
+        assert "Traceback" not in eng.stderr_text() and "Error" not in eng.stderr_text(), \
+            eng.stderr_text()
 
 
 # -- scores of proven results ---------------------------------------------------------------
