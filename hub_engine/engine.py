@@ -6,6 +6,7 @@ time decisions and `info` reports in readable Python between iterations.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
@@ -17,7 +18,7 @@ from loguru import logger
 from hub_engine import __version__
 from hub_engine.core import INF, MATE, Searcher, TransTable, eval_weights, score_to_hub
 from hub_engine.position import Game, IllegalMoveError, Position
-from hub_engine.timeman import Budget, Stability, budget
+from hub_engine.timeman import Budget, Overhead, Stability, budget
 from hub_engine.variants import VARIANTS, Variant, get_variant
 from protocol import Info, Limits, ParamSpec, SearchResult
 from protocol.errors import shorten
@@ -87,6 +88,7 @@ class Engine:
         self._timer: threading.Timer | None = None
         self._budget = Budget(None, None)
         self._best: list = []                      # the running search's best line so far
+        self._overhead = Overhead()                # per-move cost the engine cannot see
 
     # -- protocol: identity and parameters ---------------------------------------------------
     def identity(self) -> dict[str, str]:
@@ -140,6 +142,7 @@ class Engine:
             self.init()
 
     def new_game(self) -> None:
+        self._overhead.forget()
         if self._tt is not None:
             self._tt.clear()
         for s in self._searchers:
@@ -236,6 +239,14 @@ class Engine:
     def search(self, limits: Limits, mode: str, on_info: Callable[[Info], None]) -> SearchResult:
         self._halt.clear()           # a stale repeated stop of the last search is forgotten
         self._best = []
+        started = min(time.monotonic(), limits.issued or math.inf)
+        on_clock = (mode == "think" and limits.time is not None and limits.move_time is None
+                    and not limits.infinite)
+        if on_clock:
+            self._overhead.next_move(limits.time, limits.inc)
+            logger.debug("move overhead: {:.2f} ms", 1000 * self._overhead.estimate)
+        else:
+            self._overhead.forget()
         try:
             return self._search(limits, mode, on_info)
         except Exception as exc:
@@ -246,6 +257,8 @@ class Engine:
             logger.opt(exception=exc).error("search failed ({}); playing a legal move", exc)
             return SearchResult((self._best or legal)[0].hub(self.notation))
         finally:
+            if on_clock:
+                self._overhead.moved(limits.time, limits.inc, time.monotonic() - started)
             with self._lock:
                 if self._timer is not None:
                     self._timer.cancel()
@@ -264,7 +277,8 @@ class Engine:
             return SearchResult(legal[0].hub(self.notation))
         # `go analyze` honours limits the client gave; with none it runs until `stop`
         self._budget = (Budget(None, None) if limits.is_unlimited() else
-                        budget(limits.move_time, limits.time, limits.inc, limits.moves))
+                        budget(limits.move_time, limits.time, limits.inc, limits.moves,
+                               self._overhead.estimate))
         with self._lock:
             if mode == "ponder" and not self._early_hit:
                 self._state = "pondering"    # no clock until ponder-hit

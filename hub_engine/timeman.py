@@ -3,13 +3,16 @@
 Convention (hub-protocol.md): the increment is added before the move, so up to `time + inc` may
 be spent now. The engine's clock runs from the moment the `go` line was read (Limits.issued), so
 the `pos` replay and the start of the search threads are counted; what it cannot see (the
-client writing and reading lines, process wake-ups) is MOVE_OVERHEAD per move. A reserve of the
-clock is never planned; with less than that left, the move is a 1-ply answer given at once.
+client writing and reading lines, process wake-ups, network lag) is at least MOVE_OVERHEAD per
+move, more when the client's clock shows more (Overhead). A reserve of the clock is never
+planned; with less than that left, the move is a 1-ply answer given at once.
 The soft target is where iterative deepening stops starting new iterations, stretched when the
 best move changes and shrunk when it is stable; the hard limit stops the search mid-iteration.
 """
 from __future__ import annotations
 
+import statistics
+from collections import deque
 from dataclasses import dataclass
 
 MAX_SECONDS = 1e7          # longer times count as this (~4 months): no search needs more, and a
@@ -42,8 +45,9 @@ def seconds(value: float | None) -> float:
 
 
 def budget(move_time: float | None = None, time: float | None = None, inc: float | None = None,
-           moves: int | None = None) -> Budget:
-    """The time this move may use, counted from the moment its `go` was read."""
+           moves: int | None = None, overhead: float = MOVE_OVERHEAD) -> Budget:
+    """The time this move may use, counted from the moment its `go` was read; `overhead` is
+    what each move costs the clock beyond that (Overhead.estimate)."""
     if move_time is not None:
         move_time = seconds(move_time)
         hard = move_time - min(MOVE_TIME_MARGIN, 0.25 * move_time)
@@ -51,20 +55,61 @@ def budget(move_time: float | None = None, time: float | None = None, inc: float
     if time is None:
         return Budget(None, None)
     time, inc = seconds(time), seconds(inc)
-    available = time + inc - MOVE_OVERHEAD
+    overhead = min(MAX_SECONDS, max(MOVE_OVERHEAD, overhead))
+    available = time + inc - overhead
     reserve = RESERVE + RESERVE_SHARE * max(0.0, available)
     ceiling = available - reserve
     if ceiling <= 0:
         return Budget(0.0, 0.0)
     moves_to_go = min(moves, 10**6) if moves and moves > 0 else DEFAULT_MOVES_TO_GO
     # this move's share of the clock left after the reserve and the later moves' overhead
-    share = max(0.0, (time - reserve) / moves_to_go - MOVE_OVERHEAD)
+    share = max(0.0, (time - reserve) / moves_to_go - overhead)
     soft = min(ceiling, share + inc * 0.9)
     if moves_to_go == 1:
         hard = ceiling
     else:
         hard = min(ceiling, soft * HARD_FACTOR, max(soft, available * HARD_SHARE))
     return Budget(soft, max(soft, hard))
+
+
+class Overhead:
+    """What a move costs the client's clock beyond the engine's own count, learnt from the clock.
+
+    Between two moves on the clock, the client charged `time + inc - next time` for the first
+    (hub-protocol's convention, and pydraughts' `time=clock-inc` gives the same); the engine
+    counted `elapsed` from reading `go` to its answer. The difference is pipes, wake-ups, a busy
+    machine or network lag. The estimate is the median of the last few differences (one stall
+    does not move it), never below MOVE_OVERHEAD; a difference outside 0..CAP is not a move's
+    overhead (another game, a client that sets the clock) and is ignored.
+    """
+
+    CAP = 1.0
+    KEEP = 5
+
+    def __init__(self) -> None:
+        self._extras: deque[float] = deque(maxlen=self.KEEP)
+        self._last: tuple[float, float, float] | None = None
+
+    @property
+    def estimate(self) -> float:
+        return max(MOVE_OVERHEAD, statistics.median(self._extras)) if self._extras else MOVE_OVERHEAD
+
+    def forget(self) -> None:
+        """A new game, or a search whose time the client may count otherwise."""
+        self._last = None
+
+    def next_move(self, time: float, inc: float | None) -> None:
+        """A move on the clock starts: learn from the last one, if it came just before."""
+        if self._last is not None:
+            last_time, last_inc, elapsed = self._last
+            extra = seconds(last_time) + seconds(last_inc) - seconds(time) - elapsed
+            if -0.002 <= extra <= self.CAP:            # the client may round to milliseconds
+                self._extras.append(max(0.0, extra))
+        self._last = None
+
+    def moved(self, time: float, inc: float | None, elapsed: float) -> None:
+        """The move given `time` and `inc` took `elapsed` seconds by the engine's count."""
+        self._last = (time, inc or 0.0, elapsed)
 
 
 class Stability:

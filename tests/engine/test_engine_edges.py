@@ -2,6 +2,7 @@
 replay that reuses the last game, a search that fails, and how the notation switch is logged."""
 import random
 import threading
+import time
 
 import pytest
 from loguru import logger
@@ -204,3 +205,22 @@ def test_notation_switch_is_logged_at_info_not_warning():
     notices = [r for r in records if "switching" in r["message"]]
     assert [r["level"].name for r in notices] == ["INFO"]
     assert not [r for r in records if r["level"].no >= logger.level("WARNING").no]
+
+
+def test_the_clock_overhead_learnt_reaches_the_budget():
+    """A client whose clock charges 0.4 s a move beyond the engine's count leaves a 0.5 s clock
+    no share to plan: the 1-ply answer. The same clock with no such lag searches deeper."""
+    e = make_engine()
+    e.set_position(None, ["9-13", "21-17", "11-15"])
+    _, infos = search(e, time=1.5, inc=0.0)
+    assert max(info.depth for info in infos) > 1
+    clock = 10.0
+    for _ in range(3):                    # what the search took, plus 0.4 s, is charged
+        started = time.monotonic()
+        search(e, time=clock, inc=0.0)
+        clock -= time.monotonic() - started + 0.4
+    assert e._overhead.estimate > 0.3
+    _, infos = search(e, time=1.5, inc=0.0)
+    assert [info.depth for info in infos] == [1]
+    e.new_game()                          # a new game: the last move is forgotten, not the lag
+    assert e._overhead.estimate > 0.3

@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from hub_engine.timeman import (DEFAULT_MOVES_TO_GO, MAX_SECONDS, MOVE_OVERHEAD, MOVE_TIME_MARGIN,
-                                RESERVE, Budget, budget)
+                                RESERVE, Budget, Overhead, budget)
 
 CLOCKS = [0.0, 0.001, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0, 3.0, 60.0, 3600.0]
 
@@ -82,3 +82,48 @@ def test_half_a_second_for_the_game_lasts_at_the_overhead_the_budget_counts(use,
 
 def test_a_cheaper_move_lasts_longer():
     assert _sudden_death(0.5, 0.001, "soft", 180) > 0.0
+
+
+def _learn(meter: Overhead, moves: int, clock: float, inc: float, elapsed: float,
+           charged: float) -> float:
+    """`moves` moves on a clock that charges `charged` while the engine counts `elapsed`."""
+    for _ in range(moves):
+        meter.next_move(clock, inc)
+        meter.moved(clock, inc, elapsed)
+        clock += inc - charged
+    return clock
+
+
+def test_overhead_is_learnt_from_what_the_clock_charged():
+    meter = Overhead()
+    assert meter.estimate == MOVE_OVERHEAD
+    _learn(meter, 6, 60.0, 1.0, elapsed=0.5, charged=0.55)       # 50 ms lag per move
+    assert meter.estimate == pytest.approx(0.05)
+    assert budget(time=10.0, overhead=meter.estimate).soft < budget(time=10.0).soft - 0.04
+    assert budget(time=0.5, overhead=meter.estimate) == Budget(0.0, 0.0)  # lag eats the share
+
+
+def test_overhead_never_drops_below_the_floor_and_one_stall_does_not_move_it():
+    meter = Overhead()
+    clock = _learn(meter, 4, 10.0, 0.0, elapsed=0.1, charged=0.1)   # the client adds nothing
+    assert meter.estimate == MOVE_OVERHEAD
+    clock = _learn(meter, 1, clock, 0.0, elapsed=0.1, charged=0.4)  # one 300 ms stall
+    assert meter.estimate == MOVE_OVERHEAD
+
+
+@pytest.mark.parametrize("charged", [-5.0, -0.01, 2.5])
+def test_clock_jumps_are_not_overhead(charged):
+    """A clock that grew (a new game, a client resetting it) or fell by more than CAP."""
+    meter = Overhead()
+    _learn(meter, 6, 100.0, 0.0, elapsed=0.1, charged=charged)
+    assert meter.estimate == MOVE_OVERHEAD
+
+
+def test_overhead_learns_only_from_consecutive_moves_on_the_clock():
+    meter = Overhead()
+    meter.moved(10.0, 0.0, 0.1)
+    meter.forget()                        # e.g. a ponder search, a move-time search, new-game
+    meter.next_move(9.0, 0.0)             # 0.9 s charged, but not for a move we timed
+    assert meter.estimate == MOVE_OVERHEAD
+    meter.next_move(8.0, 0.0)             # no move in between
+    assert meter.estimate == MOVE_OVERHEAD
