@@ -232,14 +232,20 @@ class Engine:
         self._clock_start = now if since is None else min(since, now)
         if self._budget.hard:
             left = max(0.001, self._clock_start + self._budget.hard - now)
-            self._timer = threading.Timer(left, self.stop)
+            self._timer = threading.Timer(left, self._time_up)
             self._timer.daemon = True
             self._timer.start()
+
+    def _time_up(self) -> None:
+        """The hard limit (timer thread): stop the search, once it has its 1-ply answer; an
+        iteration after that one stops at its deadline anyway."""
+        if self._best:
+            self.stop()
 
     def search(self, limits: Limits, mode: str, on_info: Callable[[Info], None]) -> SearchResult:
         self._halt.clear()           # a stale repeated stop of the last search is forgotten
         self._best = []
-        started = min(time.monotonic(), limits.issued or math.inf)
+        started = min(time.monotonic(), math.inf if limits.issued is None else limits.issued)
         on_clock = (mode == "think" and limits.time is not None and limits.move_time is None
                     and not limits.infinite)
         if on_clock:
