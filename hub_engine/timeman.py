@@ -92,7 +92,10 @@ class Overhead:
 
     @property
     def estimate(self) -> float:
-        return max(MOVE_OVERHEAD, statistics.median(self._extras)) if self._extras else MOVE_OVERHEAD
+        """Seconds a move costs the clock beyond the engine's count, at least MOVE_OVERHEAD."""
+        if not self._extras:
+            return MOVE_OVERHEAD
+        return max(MOVE_OVERHEAD, statistics.median(self._extras))
 
     def forget(self) -> None:
         """A new game, or a search whose time the client may count otherwise."""

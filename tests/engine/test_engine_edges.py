@@ -6,24 +6,11 @@ import time
 
 import pytest
 from loguru import logger
+from test_engine import make_engine, search
 
 from hub_engine.engine import MAX_DEPTH, MAX_NODES, Engine, search_bounds
 from hub_engine.position import Game
 from protocol import Limits
-
-
-def make_engine(variant: str = "russian") -> Engine:
-    e = Engine()
-    e.set_param("variant", variant)
-    e.set_param("tt-size", "16")
-    e.init()
-    return e
-
-
-def search(e: Engine, mode: str = "think", **limits):
-    infos = []
-    result = e.search(Limits(**limits), mode, infos.append)
-    return result, infos
 
 
 @pytest.fixture
