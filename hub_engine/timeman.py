@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 MAX_SECONDS = 1e7          # longer times count as this (~4 months): no search needs more, and a
                            # timer cannot wait longer than the OS allows (threading.TIMEOUT_MAX)
-MOVE_OVERHEAD = 0.003      # seconds per move outside the engine's view (client pipes, wake-ups):
-                           # ~1 ms measured on an idle machine, a few ms on a loaded one
+MOVE_OVERHEAD = 0.001      # seconds per move outside the engine's view (client pipes, wake-ups),
+                           # at least: the median measured is 0.4 ms on a loaded machine
 RESERVE = 0.02             # seconds of the clock never planned; under this, answer at once
 RESERVE_SHARE = 0.02       # ... plus this share of the clock
 MOVE_TIME_MARGIN = 0.03    # `move-time`: kept back from it (at most a quarter of it)
@@ -62,8 +62,9 @@ def budget(move_time: float | None = None, time: float | None = None, inc: float
     if ceiling <= 0:
         return Budget(0.0, 0.0)
     moves_to_go = min(moves, 10**6) if moves and moves > 0 else DEFAULT_MOVES_TO_GO
-    # this move's share of the clock left after the reserve and the later moves' overhead
-    share = max(0.0, (time - reserve) / moves_to_go - overhead)
+    # this move's share of the clock, less its overhead; the clock left shrinks with every
+    # share, so the reserve is never reached by shares (only the ceiling has to keep it)
+    share = max(0.0, time / moves_to_go - overhead)
     soft = min(ceiling, share + inc * 0.9)
     if moves_to_go == 1:
         hard = ceiling
