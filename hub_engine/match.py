@@ -5,9 +5,11 @@ opening once with each colour. The runner speaks Hub itself over raw pipes: `hub
 `set-param`, `init` / `ready`, `new-game`, and per move `pos pos=<initial position> moves="<all
 moves>"`, one `level` line, `go think`, then it reads until `done`. Our rules (hub_engine.Game)
 adjudicate: an illegal or missing move loses, no legal move loses, Game.draw_reason() draws, and a
-game longer than --max-plies is a draw. A move that comes later than its limit plus --tolerance
-loses on time; an engine that does not answer by then is killed (and restarted for the next game),
-so a hung engine forfeits instead of hanging the match. An engine that crashes loses the game
+game longer than --max-plies is a draw. A move's time runs from the `pos` line to `done`. With
+--move-time, a move over it by more than --tolerance loses; with a clock, the clock keeps any
+deficit and the game is lost once it is more than --tolerance below zero. An engine that does
+not answer by then is killed (and restarted for the next game), so a hung engine forfeits
+instead of hanging the match. An engine that crashes loses the game
 and is restarted, but the match then ends with exit status 1 and the engine's stderr: its score
 is not a clean result. An engine that cannot be started stops the match at once.
 
@@ -135,12 +137,13 @@ class MatchEngine:
         self.client.send("new-game")
 
     def go(self, start_pos: str, moves: list[str], level: str, timeout: float) -> tuple[str, float]:
-        """Send pos/level/go think; return (move, seconds from `go` to `done`)."""
+        """Send pos/level/go think; return (move, seconds from `pos` to `done`)."""
         self.client.drain()             # stale output (e.g. info lines after a late done)
         if not self.client.alive():
             raise EngineError(f"the engine {self.client.describe_exit()}")
-        self.client.send(f'pos pos={start_pos} moves="{" ".join(moves)}"', f"level {level}")
-        t0 = self.client.send("go think")
+        # the clock runs from the `pos` line: replaying the game is part of the engine's move
+        t0 = self.client.send(f'pos pos={start_pos} moves="{" ".join(moves)}"', f"level {level}",
+                              "go think")
         done = self.client.until("done", timeout)[-1]
         elapsed = done.at - t0
         move = None
@@ -290,11 +293,14 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
         eng, tc = engines[side], tcs[side]
         if tc.move_time is not None:
             level, allowed = f"move-time={tc.move_time:g}", tc.move_time
+            slack = tc.tolerance                     # per move
         else:
+            # the clock keeps its deficit: the tolerance is forgiven once per game, not per move
             level = f"time={max(0.0, clocks[side]):.3f} inc={tc.inc:g}"
-            allowed = max(0.0, clocks[side]) + tc.inc
+            allowed = clocks[side] + tc.inc
+            slack = tc.tolerance
         try:
-            text, used = eng.go(start_pos, rec.moves, level, allowed + tc.tolerance)
+            text, used = eng.go(start_pos, rec.moves, level, max(0.0, allowed) + slack)
         except EngineTimeout as exc:
             eng.kill()                 # may still be thinking: restarted at the next game
             loser, rec.reason = side, f"{eng.name}: time ({exc})"
@@ -307,12 +313,14 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
                                          f"pos={game.position.hub()}: {exc}")
             break
         max_time[side] = max(max_time[side], used)
-        if used > allowed + tc.tolerance:
-            loser, rec.reason = side, f"{eng.name}: time ({used:.3f} s > {allowed:.3f} s)"
+        if used > allowed + slack:
+            what = "move time" if tc.move_time is not None else "clock"
+            loser, rec.reason = side, (f"{eng.name}: time ({used:.3f} s used, "
+                                       f"{max(0.0, allowed):.3f} s on the {what})")
             rec.problem = f"{rec.reason} at ply {len(rec.moves)}"
             break
         if tc.move_time is None:
-            clocks[side] = max(0.0, clocks[side] + tc.inc - used)
+            clocks[side] = clocks[side] + tc.inc - used
         try:
             move = game.play(text)
         except (IllegalMoveError, NotationError, ValueError) as exc:
