@@ -29,6 +29,7 @@ ASPIRATION = 25            # first window half-width, internal units (man = 100)
 TT_LOG2_DEFAULT, TT_LOG2_MIN, TT_LOG2_MAX = 22, 12, 28   # 28: 4 GiB
 MAX_THREADS = max(1, os.cpu_count() or 1)
 NOTATIONS = ("variant", "layout")
+MAX_MULTIPV = 64          # the core can leave out at most this many root moves
 
 
 def parse_bool(value: str) -> bool:
@@ -74,6 +75,7 @@ class Engine:
         self.tt_log2 = TT_LOG2_DEFAULT
         self.threads = 1
         self.ponder = False
+        self.multipv = 1
         self.game = Game(self.variant)
         self._game_source: tuple | None = None    # (pos, notation, moves, game) of the last pos
         self._tt: TransTable | None = None
@@ -102,6 +104,7 @@ class Engine:
             ParamSpec("tt-size", "int", self.tt_log2, min=TT_LOG2_MIN, max=TT_LOG2_MAX),
             ParamSpec("threads", "int", self.threads, min=1, max=MAX_THREADS),
             ParamSpec("ponder", "bool", self.ponder),
+            ParamSpec("multipv", "int", self.multipv, min=1, max=MAX_MULTIPV),
         ]
 
     def set_param(self, name: str, value: str) -> None:
@@ -121,6 +124,8 @@ class Engine:
             self.threads = parse_int(name, value, 1, MAX_THREADS)
         elif name == "ponder":
             self.ponder = parse_bool(value)
+        elif name == "multipv":
+            self.multipv = parse_int(name, value, 1, MAX_MULTIPV)
         else:
             logger.debug("ignoring unknown parameter {}={}", name, value)
 
@@ -307,16 +312,24 @@ class Engine:
 
     def _deepen(self, root: Position, limits: Limits, mode: str,
                 on_info: Callable[[Info], None]) -> list:
-        """Iterative deepening on the main searcher, helpers running lazy SMP beside it."""
+        """Iterative deepening on the main searcher, helpers running lazy SMP beside it.
+
+        With `multipv` N > 1 each iteration searches N lines: the best, then the best without
+        the first moves found so far, each with its own aspiration window (exact scores).
+        Their `info` lines (`multipv=k`) come worst first and the best last, so a client that
+        keeps only the last `info` line still sees the best line.
+        """
         main = self._searchers[0]
         history = self.game.history_hashes()[:-1]
         counters = self.game.counters
         max_depth, node_limit = search_bounds(limits)
+        n_lines = max(1, min(self.multipv, len(root.legal_moves())))
         helpers = self._start_helpers(root, history, counters, max_depth)
         t0 = time.monotonic()
         nodes = 0
         best_pv: list = []
         score = 0
+        guesses: list[int] = []          # each line's score in the last iteration
         stability = Stability()
         try:
             for depth in range(1, max_depth + 1):
@@ -326,26 +339,36 @@ class Engine:
                     break
                 # depth 1 is always completed, whatever the limits: never an unsearched move
                 deadline = self._deadline() if depth > 1 else 0.0
-                left = max(1, node_limit - nodes) if node_limit and depth > 1 else 0
-                result, used = self._aspirate(main, root, depth, score, history, counters,
-                                              deadline, left)
-                nodes += used
-                it_score, pv_moves, completed, mean_depth = result
-                pv = self._legal_pv(root, pv_moves)
-                if not pv:
+                lines: list[tuple[int, list, float]] = []
+                completed = True
+                for k in range(n_lines):
+                    left = max(1, node_limit - nodes) if node_limit and depth > 1 else 0
+                    guess = guesses[k] if k < len(guesses) else score
+                    exclude = [(pv[0].frm, pv[0].to, pv[0].captured, pv[0].promote)
+                               for _s, pv, _m in lines]
+                    result, used = self._aspirate(main, root, depth, guess, history, counters,
+                                                  deadline, left, exclude)
+                    nodes += used
+                    it_score, pv_moves, done, mean_depth = result
+                    pv = self._legal_pv(root, pv_moves)
+                    if pv and (done or k == 0):
+                        lines.append((it_score, pv, mean_depth))
+                    if not done or not pv:
+                        completed = False
+                        break
+                if not lines:
                     break
+                lines.sort(key=lambda line: -line[0])     # stable: ties keep search order
+                it_score, pv, mean_depth = lines[0]
                 if completed or not best_pv or pv[0] != best_pv[0]:
                     prev = score
                     best_pv, score = pv, it_score
                     self._best = best_pv
-                    elapsed = time.monotonic() - t0
-                    total = nodes + sum(h.nodes for h in helpers)
-                    on_info(Info(depth=depth, mean_depth=mean_depth, score=score_to_hub(score),
-                                 nodes=total, time=elapsed,
-                                 nps=total / elapsed if elapsed > 0 else None,
-                                 pv=[m.hub(self.notation) for m in pv]))
+                    self._report(on_info, depth, lines if completed else lines[:1],
+                                 nodes + sum(h.nodes for h in helpers), t0)
                 if not completed:
                     break
+                guesses = [line[0] for line in lines]
                 factor = stability.update(best_pv[0].key(), prev - score)
                 if self._should_stop(mode, factor, score, depth):
                     break
@@ -354,9 +377,23 @@ class Engine:
                 h.halt()
         return best_pv
 
+    def _report(self, on_info: Callable[[Info], None], depth: int,
+                lines: list[tuple[int, list, float]], nodes: int, t0: float) -> None:
+        """One `info` per line, the best last; `multipv=k` only when MultiPV is on."""
+        elapsed = time.monotonic() - t0
+        nps = nodes / elapsed if elapsed > 0 else None
+        for k in range(len(lines), 0, -1):
+            line_score, pv, mean_depth = lines[k - 1]
+            on_info(Info(depth=depth, mean_depth=mean_depth, score=score_to_hub(line_score),
+                         nodes=nodes, time=elapsed, nps=nps,
+                         pv=[m.hub(self.notation) for m in pv],
+                         multipv=k if self.multipv > 1 else None))
+
     def _aspirate(self, searcher: Searcher, root: Position, depth: int, guess: int,
-                  history: list, counters: tuple, deadline: float, node_limit: int):
-        """One iteration with an aspiration window around the last score."""
+                  history: list, counters: tuple, deadline: float, node_limit: int,
+                  exclude: list | None = None):
+        """One iteration with an aspiration window around the last score (root moves in
+        `exclude` left out)."""
         delta = ASPIRATION
         if depth >= 4 and abs(guess) < MATE - 1000:
             alpha, beta = guess - delta, guess + delta
@@ -368,7 +405,7 @@ class Engine:
                 return (guess, [], False, 0.0), used
             score, pv, nodes, completed, mean_depth, _sel = searcher.iterate(
                 root.board, depth, alpha, beta, history, counters, deadline,
-                max(1, node_limit - used) if node_limit else 0)
+                max(1, node_limit - used) if node_limit else 0, False, exclude or ())
             used += nodes
             if not completed:
                 return (score, pv, False, mean_depth), used

@@ -51,6 +51,7 @@ cdef enum:
     ORDER_PROMOTE = 1 << 22
     ORDER_KILLER1 = 1 << 21
     ORDER_KILLER2 = 1 << 20
+    MAX_EXCLUDE = 64           # root moves a MultiPV search can leave out
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
                                # (0: the stand-pat penalty eval.threat instead; matches at fixed
                                # nodes scored 52.6% for lmr=2 + penalty against lmr=1 + one ply)
@@ -87,6 +88,8 @@ cdef struct SearchState:
     int root_best              # index into the root move list of the best move so far
     uint32_t root_best_code    # the best root move of the previous iteration
     uint64_t root_best_key     # ... and the root it belongs to
+    uint32_t exclude[MAX_EXCLUDE]   # root moves left out of this iteration (MultiPV)
+    int n_exclude
 
 
 cdef inline bint out_of_time(SearchState* st) noexcept nogil:
@@ -370,9 +373,22 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
     return best
 
 
+cdef inline bint excluded(SearchState* st, uint32_t code) noexcept nogil:
+    cdef int i
+    for i in range(st.n_exclude):
+        if st.exclude[i] == code:
+            return True
+    return False
+
+
 cdef int search_root(SearchState* st, const Board* b, const Counters* c, int depth, int alpha,
                      int beta) noexcept nogil:
-    """One iteration at the root; the best move found is st.pv[0] (st.pv_len[0] > 0)."""
+    """One iteration at the root; the best move found is st.pv[0] (st.pv_len[0] > 0).
+
+    Moves in st.exclude are skipped (MultiPV: the best lines already found). Such a search is
+    about another question than the root's value, so it stores nothing for the root in the
+    table and leaves the root's best move of the previous iteration alone.
+    """
     cdef Move* moves = &st.moves[0]
     cdef int* order = &st.order[0]
     cdef Board child
@@ -388,6 +404,13 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
     st.nodes += 1
     st.keys[st.hist_len] = b.hash
     n = gen_moves(&st.r, b, moves)
+    if st.n_exclude:
+        j = 0
+        for i in range(n):
+            if not excluded(st, move_code(&moves[i])):
+                moves[j] = moves[i]
+                j += 1
+        n = j
     if n == 0:
         st.first_done = 1
         return -MATE_SCORE
@@ -453,6 +476,8 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
         bound = BOUND_EXACT
     else:
         bound = BOUND_UPPER
+    if st.n_exclude:
+        return best
     code = move_code(&moves[st.root_best])
     st.root_best_code = code
     st.root_best_key = b.hash
@@ -467,6 +492,18 @@ def score_to_hub(int score) -> float:
     if score < -MATE_BOUND:
         return round(-100.0 + (MATE_SCORE + score) / 100.0, 2)
     return round(score / 100.0, 2)
+
+
+cdef uint32_t _code_of(int frm, int to, captured, bint promote) except? 0:
+    """The move_code of a move given as square numbers (as legal_moves() lists them)."""
+    cdef Move m
+    if not (0 <= frm < NSQ and 0 <= to < NSQ):
+        raise ValueError("square off the board")
+    m.frm = <uint8_t>BIT_OF_SQ[frm]
+    m.to = <uint8_t>BIT_OF_SQ[to]
+    m.captured = _bits_of(captured)
+    m.promote = promote
+    return move_code(&m)
 
 
 cdef tuple _move_tuple(const Move* m):
@@ -529,11 +566,13 @@ cdef class Searcher:
         return evaluate(&self.st.ev, &self.st.r, &board.b)
 
     def iterate(self, CoreBoard root, int depth, int alpha, int beta, history, tuple counters,
-                double deadline, long long node_limit, bint helper=False) -> tuple:
+                double deadline, long long node_limit, bint helper=False, exclude=()) -> tuple:
         """Search root to `depth` plies with window (alpha, beta), without the GIL.
 
         Returns (score, pv, nodes, completed, mean_depth, seldepth); score is fail-soft (<= alpha:
         upper bound, >= beta: lower bound). stop() affects the iterate() call that is running.
+        `exclude` lists root moves (origin, destination, captured squares, crowns) to leave out;
+        with every legal move excluded the score is -MATE and the pv empty.
         """
         cdef int h = len(history), i, score
         cdef Counters c
@@ -568,6 +607,12 @@ cdef class Searcher:
         st.opt_single_ext = self.single_ext
         st.first_done = 0
         st.root_best = 0
+        if len(exclude) > MAX_EXCLUDE:
+            raise ValueError(f"at most {MAX_EXCLUDE} root moves can be excluded")
+        st.n_exclude = 0
+        for frm, to, captured, promote in exclude:
+            st.exclude[st.n_exclude] = _code_of(frm, to, captured, promote)
+            st.n_exclude += 1
         hub_store_int(&self.stop_flag, 0)
         with nogil:
             score = search_root(st, &root.b, &c, depth, alpha, beta)

@@ -96,6 +96,7 @@ class Info:
     time: float | None = None
     nps: float | None = None
     pv: list[str] | None = None
+    multipv: int | None = None       # the line's rank (1 = best) when several are reported
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ def _number(value: float, decimals: int) -> str:
 
 
 def format_info(info: Info) -> str:
-    """`info depth= mean-depth= score= nodes= time= nps= pv="..."` in exactly this order.
+    """`info depth= mean-depth= score= nodes= time= nps= pv="..." [multipv=]` in this order.
 
     score 2 decimals, mean-depth 2 decimals, time 3 decimals, nps in millions with 1 decimal;
     a None field (or an empty pv) is left out.
@@ -69,6 +69,8 @@ def format_info(info: Info) -> str:
         fields.append(("nps", _number(info.nps / 1e6, 1)))
     if info.pv:
         fields.append(("pv", _plain(" ".join(info.pv))))
+    if info.multipv is not None:
+        fields.append(("multipv", str(int(info.multipv))))    # after pv: lidraughts reads by place
     return format_line("info", fields, quoted={"pv"})
 
 
