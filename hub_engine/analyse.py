@@ -54,8 +54,9 @@ those: a record counts for a position when its key, variant, position and played
 position's, and the run refuses (ResumeError, before reading any input) when the file holds
 records computed with other limits or by another engine version, since mixing them would make
 the file say two things; `resume=False` starts the file afresh. A position whose record no longer
-matches the input (the game was edited, or read as another variant) is searched again and its
-old line removed from the file at the end of the run. An unfinished last line (no newline, as a
+matches the input (the game was edited, or read as another variant) is searched again, and at
+the end of the run its old line is removed from the file, as are the lines of positions that the
+input files no longer hold. An unfinished last line (no newline, as a
 killed run leaves it) is cut off and done again; lines that are not JSON are ignored.
 
 Parallelism: a local process pool (`workers`, default all cores; each worker process keeps one
@@ -200,6 +201,7 @@ class Reader:
         self.bytes = ByteCount()
         self.total = sum(_size(p) for p in self.paths)
         self.games = 0
+        self.complete: set[str] = set()              # files read to their end
 
     def fraction(self) -> float:
         return min(1.0, self.bytes.n / self.total) if self.total else 1.0
@@ -221,6 +223,7 @@ class Reader:
                     elif src.error is not None:
                         self.on_error(src.error)
                     yield src
+                self.complete.add(name)
             except OSError as exc:
                 self.on_error(PdnError(name, None, None, f"cannot read: {exc.strerror or exc}"))
 
@@ -493,7 +496,7 @@ def _settings(limits: Any, engine: Any) -> str:
 def read_done(path: str, keep_records: bool = False) -> Done:
     """Records already in an output file; an unfinished last line is cut off the file."""
     done = Done(records={} if keep_records else None)
-    if not os.path.exists(path):
+    if not os.path.isfile(path):          # nothing yet, or a device or pipe: nothing to resume
         return done
     end = 0
     with open(path, "rb") as f:
@@ -549,7 +552,10 @@ def _open_for_writing(path: str, mode: str, what: str) -> IO[str]:
                 f.truncate(st.st_size)
                 f.seek(st.st_size)
     except OSError as exc:
-        f.close()
+        try:
+            f.close()              # closes the file even though the probe byte cannot go out
+        except OSError:
+            pass
         raise OutputError(f"cannot write {what} {path}: {exc.strerror or exc}") from None
     return f
 
@@ -568,6 +574,8 @@ class Sink:
             self.f = sys.stdout
             return
         self.name = os.fspath(output)
+        if os.path.isdir(self.name):
+            raise OutputError(f"cannot write the output {self.name}: it is a directory")
         if resume:
             try:
                 self.done = read_done(self.name, keep_records)
@@ -1012,6 +1020,12 @@ class _Run:
             if entry is not None:
                 self.ann.read(entry)
 
+    def _gone(self) -> set[tuple[str, int]]:
+        """Keys of the output whose files were read whole but hold no such position any more."""
+        files = self.reader.complete
+        return {k for k in self.sink.done.keys
+                if k[0].rsplit("#", 1)[0] in files or k[0].rsplit(":", 1)[0] in files}
+
     def _count(self, cls: str | None) -> None:
         if cls in self.classes:
             self.classes[cls] += 1
@@ -1042,7 +1056,7 @@ class _Run:
             self.bar.close()
         if not interrupted:
             self.sink.close()
-            self.sink.drop_stale(self.stale)
+            self.sink.drop_stale(self.stale | self._gone())
             if self.ann is not None:
                 self.ann.finish()
         elapsed = time.monotonic() - t0
