@@ -560,7 +560,34 @@ def _open_for_writing(path: str, mode: str, what: str) -> IO[str]:
     return f
 
 
-class Sink:
+class _OutFile:
+    """An output file whose every failure is an OutputError naming it."""
+
+    what = "the output"
+    name: str | None = None
+    f: IO[str]
+    close_it = False
+
+    def _fail(self, exc: OSError) -> OutputError:
+        return OutputError(f"cannot write {self.what} {self.name or '-'}: {exc.strerror or exc}")
+
+    def _put(self, text: str) -> None:
+        try:
+            self.f.write(text)
+            self.f.flush()
+        except OSError as exc:
+            raise self._fail(exc) from None
+
+    def _close(self) -> None:
+        if self.close_it:
+            self.close_it = False
+            try:
+                self.f.close()
+            except OSError as exc:
+                raise self._fail(exc) from None
+
+
+class Sink(_OutFile):
     """The JSON Lines output, opened and checked before any input is read."""
 
     def __init__(self, output: Any, resume: bool, keep_records: bool, settings: str):
@@ -593,21 +620,10 @@ class Sink:
         self.close_it = True
 
     def write(self, rec: dict) -> None:
-        try:
-            self.f.write(json.dumps(rec, separators=(", ", ": ")) + "\n")
-            self.f.flush()
-        except OSError as exc:
-            raise OutputError(f"cannot write the output {self.name or '-'}: "
-                              f"{exc.strerror or exc}") from None
+        self._put(json.dumps(rec, separators=(", ", ": ")) + "\n")
 
     def close(self) -> None:
-        if self.close_it:
-            self.close_it = False
-            try:
-                self.f.close()
-            except OSError as exc:
-                raise OutputError(f"cannot write the output {self.name}: "
-                                  f"{exc.strerror or exc}") from None
+        self._close()
 
     def drop_stale(self, stale: set[tuple[str, int]]) -> None:
         """Remove the lines of an earlier run that this run has replaced (its new lines follow)."""
@@ -834,9 +850,11 @@ class _Open:
     read: bool = False           # all its tasks are made
 
 
-class Annotator:
+class Annotator(_OutFile):
     """Writes the annotated PDN in input order, each game once its positions are done; into
     a temporary file moved into place by `finish` (a regular file), or straight into a stream."""
+
+    what = "the annotated PDN"
 
     def __init__(self, target: Any):
         self.name: str | None = None
@@ -877,11 +895,7 @@ class Annotator:
             del self.by_id[source_id(entry.src)]
             text = source_pdn(entry.src, entry.records)
             if text:
-                try:
-                    self.f.write(text)
-                except OSError as exc:
-                    raise OutputError(f"cannot write the annotated PDN {self.name}: "
-                                      f"{exc.strerror or exc}") from None
+                self._put(text)
 
     def finish(self) -> None:
         self.flush()
@@ -897,15 +911,6 @@ class Annotator:
             pass
         if self.tmp is not None and os.path.exists(self.tmp):
             os.remove(self.tmp)
-
-    def _close(self) -> None:
-        if self.close_it:
-            self.close_it = False
-            try:
-                self.f.close()
-            except OSError as exc:
-                raise OutputError(f"cannot write the annotated PDN {self.name}: "
-                                  f"{exc.strerror or exc}") from None
 
 
 # --- the API -----------------------------------------------------------------------------------
