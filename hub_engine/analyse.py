@@ -754,46 +754,50 @@ def _comment(words: list[str]) -> str:
     return "{" + pdn.comment_text(" / ".join(w for w in words if w)) + "}"
 
 
-def _next_number(label: str) -> tuple[int, bool]:
-    """The move number and side (True: the second mover) of the move after a labelled move."""
-    number = int(label.rstrip("."))
-    return (number + 1, False) if label.endswith("...") else (number, True)
-
-
 def write_game(tags: dict[str, str], start: Position, moves: list[pdn.RecordMove],
                records: dict[int, dict], style: Style, first_number: int,
                notes: list[str], result: str) -> str:
-    """One game as annotated PDN, written for every reader met in practice:
+    """One game as annotated PDN (records by ply), written for every reader met in practice:
 
     - move numbers only before the first mover's moves (and `N...` for a game that starts with
       the other side), so that no number repeats (pydraughts 0.6.7 misreads repeated numbers);
     - one comment per move, after its variation: the record's own comment and the engine's
       verdict, since CheckerBoard keeps only a move's last comment; a move classified as an
-      inaccuracy or worse also gets `?!` / `?` / `??` and the engine's line as a variation;
+      inaccuracy or worse also gets `?!` / `?` / `??` and the engine's line as a variation; the
+      last move's comment also says what the engine thinks of the final position, and notes;
     - a game without moves (a position) gets the engine's line as its moves, the comment after
       the first of them (CheckerBoard drops a comment before the first move; pydraughts stops
       reading a file at a game without moves);
     - moves in the record's notation (see `pdn.Style`).
     """
-    pieces: list[tuple[str, str]] = []
-    final = records.get(len(moves))
-    final_words = [f"hub-engine: {_verdict(final, _after(start, moves), style)}"] if final else []
     if not moves:
-        line = _line_pieces(start, (final or {}).get("pv") or [], first_number,
-                            start.side == 1, style)
-        if line:
-            final_words[0] += "; the moves are the engine's line"
-        pieces.extend(line[:1])
-        if notes or final_words:
-            pieces.append(("", _comment(notes + final_words)))
-        pieces.extend(line[1:])
+        pieces = _position_pieces(start, records.get(0), style, first_number, notes)
+    else:
+        pieces = _move_pieces(start, moves, records, style, notes)
+    pieces.append(("", result))
+    return pdn.write_pdn_tags(tags) + "\n" + pdn.movetext(pieces) + "\n\n"
+
+
+def _position_pieces(pos: Position, rec: dict | None, style: Style, number: int,
+                     notes: list[str]) -> list[tuple[str, str]]:
+    line = _line_pieces(pos, (rec or {}).get("pv") or [], number, pos.side == 1, style)
+    words = list(notes)
+    if rec:
+        words.append(f"hub-engine: {_verdict(rec, pos, style)}"
+                     + ("; the moves are the engine's line" if line else ""))
+    return line[:1] + ([("", _comment(words))] if words else []) + line[1:]
+
+
+def _move_pieces(start: Position, moves: list[pdn.RecordMove], records: dict[int, dict],
+                 style: Style, notes: list[str]) -> list[tuple[str, str]]:
+    pieces: list[tuple[str, str]] = []
     pos = start
     for ply, rm in enumerate(moves):
         first_mover = not rm.label.endswith("...")
         number = int(rm.label.rstrip("."))
-        label = f"{number}." if first_mover else (f"{number}..." if ply == 0 else "")
         rec = records.get(ply)
         nag = NAGS.get(rec.get("class")) if rec else None
+        label = f"{number}." if first_mover else (f"{number}..." if ply == 0 else "")
         pieces.append((label, pdn.record_text(rm, style) + (nag or "")))
         if rec and rec.get("class") and rec.get("pv"):
             var = _pv_text(pos, rec["pv"], number, not first_mover, style)
@@ -802,22 +806,17 @@ def write_game(tags: dict[str, str], start: Position, moves: list[pdn.RecordMove
         words = [rm.comment or "", f"hub-engine: {_verdict(rec, pos, style)}" if rec else ""]
         pos = pos.play(rm.move)
         if ply == len(moves) - 1:
-            if final and final.get("pv"):
-                n, second = _next_number(rm.label)
-                final_words[0] += f"; line {_pv_text(pos, final['pv'], n, second, style)}"
-            words += [f"then {w[len('hub-engine: '):]}" if w.startswith("hub-engine: ") else w
-                      for w in final_words] + notes
+            final = records.get(ply + 1)
+            if final:
+                then = f"then {_verdict(final, pos, style)}"
+                if final.get("pv"):
+                    n, second = (number, True) if first_mover else (number + 1, False)
+                    then += f"; line {_pv_text(pos, final['pv'], n, second, style)}"
+                words.append(then)
+            words += notes
         if any(words):
             pieces.append(("", _comment(words)))
-    pieces.append(("", result))
-    return pdn.write_pdn_tags(tags) + "\n" + pdn.movetext(pieces) + "\n\n"
-
-
-def _after(start: Position, moves: list[pdn.RecordMove]) -> Position:
-    pos = start
-    for rm in moves:
-        pos = pos.play(rm.move)
-    return pos
+    return pieces
 
 
 def source_pdn(src: Source, records: dict[int, dict]) -> str | None:
