@@ -3,8 +3,9 @@ read them: every game pydraughts accepts is accepted, game by game; and the anno
 games is read back by pydraughts' PDNReader, every game and every move.
 
 pydraughts replays a game slowly (about 0.1 s), so by default a sample of the games is replayed
-with it (every 48th, and the two it rejects); HUB_ENGINE_FULL_PDN=1 replays them all (about two
-minutes). Our own reader always reads the whole files.
+with it (every 48th, and the two it rejects); HUB_ENGINE_FULL_PDN=1 replays them all and reads
+back the annotated PDN of the whole files (several minutes: pydraughts' PDNReader takes time
+quadratic in a file's games). Our own reader always reads the whole files.
 """
 import json
 import os
