@@ -5,13 +5,15 @@
 
 Inputs are PDN files (games in any supported variant, picked per game by its GameType tag, the
 `variant` argument being the default), files of PDN FEN lines, or files of Hub position strings
-(one a line; `#` starts a comment line). See `hub_engine.pdn` for what is read.
+(one a line; `#` starts a comment line). See `hub_engine.pdn` for what is read. The files are
+read as a stream: a game becomes tasks as soon as it is read, so memory stays flat and the first
+results come at once whatever the size of the input.
 
 Each position becomes a task: (game id, ply) is its key. A game id is `FILE#N` for the N-th game
-of a PDN file and `FILE:L` for line L of a FEN / Hub file, FILE as given. Positions with no legal
-move (the game is over) are not tasks. Each task is searched with the same limits (depth, nodes or
-move time) on a fresh transposition table, so at a fixed depth or node count the result does not
-depend on which worker ran it or in what order.
+of a PDN file and `FILE:L` for line L of a FEN / Hub file, FILE as given. Each task is searched
+with the same limits (depth, nodes or move time) on a fresh transposition table, so at a fixed
+depth or node count the result does not depend on which worker ran it or in what order. A
+position with no legal move is not searched: the side to move has lost (`result` "loss").
 
 Output is JSON Lines, one object per position, written and flushed as soon as the position is
 done (so in the order positions finish, not the input order):
@@ -24,7 +26,7 @@ done (so in the order positions finish, not the input order):
     fen       str    PDN FEN in the variant's game-record squares
     side      str    side to move, "white" or "black"
     played    str?   the move the game played here, Hub string in the variant's numbers
-    best      str    the engine's best move (Hub string)
+    best      str?   the engine's best move (Hub string); null when there is no legal move
     score     float  the best move's score, men, side to move's view (wins: 100 - plies/100)
     pv        [str]  principal variation (Hub strings)
     depth     int    depth of the last reported iteration
@@ -32,6 +34,9 @@ done (so in the order positions finish, not the input order):
     played_score float?  the played move's score, mover's view
     loss      float? score - played_score (never below 0), men
     class     str?   "inaccuracy", "mistake", "blunder", or null
+    result    str?   "loss" when the side to move has no legal move (score -100), else null
+    limits    dict   the search limits: {"depth": ..., "nodes": ..., "move_time": ...}
+    engine    str    the program and evaluation that computed it (`hub-engine 0.1.0 eval 1a2b3c4d`)
     time      float  seconds spent on the position (both searches)
 
 The played move's score: when it is the best move, the same score; otherwise the position after
@@ -44,29 +49,42 @@ Classification of a played move by its loss (the thresholds are the module const
 loss >= INACCURACY (0.3 men) is an inaccuracy, >= MISTAKE (1.0) a mistake, >= BLUNDER (2.5) a
 blunder.
 
-Resume: when the output file exists and `resume` is true, the keys already in it are skipped; an
-unfinished last line (no newline, as a killed run leaves it) is cut off and done again; lines that
-are not JSON are ignored. Results stay in the file: nothing written is lost. The limits are not
-part of the key: resume with the same limits.
+Resume: when the output file exists and `resume` is true, its records are reused, and only
+those: a record counts for a position when its key, variant, position and played move are the
+position's, and the run refuses (ResumeError, before reading any input) when the file holds
+records computed with other limits or by another engine version, since mixing them would make
+the file say two things; `resume=False` starts the file afresh. A position whose record no longer
+matches the input (the game was edited, or read as another variant) is searched again, and at
+the end of the run its old line is removed from the file, as are the lines of positions that the
+input files no longer hold. An unfinished last line (no newline, as a
+killed run leaves it) is cut off and done again; lines that are not JSON are ignored.
 
 Parallelism: a local process pool (`workers`, default all cores; each worker process keeps one
-Engine per variant), or a Dask distributed cluster (`scheduler="tcp://host:port"`, optional extra
-`pip install 'hub-engine[cluster]'`).
+Engine per variant, and exits when the main process dies, even by `kill -9`), or a Dask
+distributed cluster (`scheduler="tcp://host:port"`, optional extra
+`pip install 'hub-engine[cluster]'`). A few tasks per worker are in flight at a time.
+
+The annotated PDN (`pdn_output`) is written game by game as each game's positions are done, in
+input order, and moved into place at the end of the run; see `write_game` for what it holds.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import signal
+import stat
 import sys
 import threading
 import time
+import zlib
+from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterable, Iterator
 
-from hub_engine import pdn
-from hub_engine.pdn import LinePosition, PdnError, PdnGame
+from hub_engine import __version__, pdn
+from hub_engine.pdn import ByteCount, LinePosition, PdnError, PdnGame, Style
 from hub_engine.position import Position
 from hub_engine.variants import VARIANTS, Variant, get_variant
 
@@ -80,8 +98,18 @@ ANALYSIS_TT_LOG2 = 20       # transposition table per worker Engine (cleared for
 WIN = 100.0                 # scores at or above WIN - 50 are won games (100 - plies/100)
 CLUSTER_HINT = "pip install 'hub-engine[cluster]'"
 FORMATS = ("auto", "pdn", "fen", "hub")
+IN_FLIGHT = 2               # tasks handed to each worker at a time
+PARENT_POLL = 0.5           # seconds between a worker's checks that its parent still lives
 
 Analyser = Callable[[dict, dict], dict]
+
+
+class OutputError(RuntimeError):
+    """An output file cannot be written; the message names it."""
+
+
+class ResumeError(ValueError):
+    """The output file holds records computed with other settings."""
 
 
 def classify(loss: float | None) -> str | None:
@@ -105,16 +133,31 @@ def negate_score(score: float) -> float:
     return round(s, 2) + 0.0        # + 0.0: no "-0.0" in the output
 
 
+def engine_id() -> str:
+    """What computed a record: the program's version and a checksum of its evaluation weights
+    (the two things besides the limits that change results)."""
+    path = os.path.join(os.path.dirname(__file__), "data", "eval.json")
+    try:
+        with open(path, "rb") as f:
+            crc = f"{zlib.crc32(f.read()):08x}"
+    except OSError:
+        crc = "unknown"
+    return f"hub-engine {__version__} eval {crc}"
+
+
 # --- inputs -> tasks ---------------------------------------------------------------------------
 
-@dataclass
-class Inputs:
-    """What the input files hold: tasks to search, and what the annotated PDN needs."""
+Source = PdnGame | LinePosition
 
-    tasks: list[dict] = field(default_factory=list)
-    games: list[PdnGame] = field(default_factory=list)
-    lines: list[LinePosition] = field(default_factory=list)
-    errors: list[PdnError] = field(default_factory=list)
+
+def game_id(file: str, number: int, kind: str = "pdn") -> str:
+    return f"{file}#{number}" if kind == "pdn" else f"{file}:{number}"
+
+
+def source_id(src: Source) -> str:
+    if isinstance(src, PdnGame):
+        return game_id(src.file, src.number)
+    return game_id(src.file, src.line, src.kind)
 
 
 def _task(kind: str, file: str, number: int, ply: int, label: str | None, pos: Position,
@@ -123,64 +166,73 @@ def _task(kind: str, file: str, number: int, ply: int, label: str | None, pos: P
     return {"kind": kind, "file": file, "number": number, "game": game_id(file, number, kind),
             "ply": ply, "label": label, "variant": pos.variant.name,
             "position": pos.hub(), "fen": pos.fen(), "side": pos.side_name, "played": played,
-            "start": start, "history": history}
+            "start": start, "history": history, "over": not pos.legal_moves()}
 
 
-def game_id(file: str, number: int, kind: str = "pdn") -> str:
-    return f"{file}#{number}" if kind == "pdn" else f"{file}:{number}"
+def source_tasks(src: Source) -> Iterator[dict]:
+    """The tasks of one game or position line, in ply order (none when it is unreadable)."""
+    if isinstance(src, LinePosition):
+        if src.position is not None:
+            yield _task(src.kind, src.file, src.line, 0, None, src.position, None,
+                        src.position.hub(), [])
+        return
+    if src.start is None:
+        return
+    start = src.start.hub()
+    history: list[str] = []
+    for ply, pos, move in src.positions():
+        played = move.hub() if move is not None else None
+        label = src.moves[ply].label if ply < len(src.moves) else None
+        yield _task("pdn", src.file, src.number, ply, label, pos, played, start, list(history))
+        if played is not None:
+            history.append(played)
 
 
-def read_inputs(paths: Iterable[str | os.PathLike], variant: Variant | str = "brazilian",
-                fmt: str = "auto") -> Inputs:
-    """Read every input file into tasks; bad games / lines are collected in `errors`."""
-    v = variant if isinstance(variant, Variant) else get_variant(variant)
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r} ({', '.join(FORMATS)})")
-    out = Inputs()
-    seen: set[tuple[str, int]] = set()
+class Reader:
+    """The input files as a stream of games and position lines, in input order; errors go to
+    `on_error` as they are met. `fraction()` says how much of the input has been read."""
 
-    def add(task: dict) -> None:
-        key = (task["game"], task["ply"])
-        if key not in seen:
-            seen.add(key)
-            out.tasks.append(task)
+    def __init__(self, paths: list[str], variant: Variant, fmt: str,
+                 on_error: Callable[[PdnError], None]):
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r} ({', '.join(FORMATS)})")
+        self.paths = list(dict.fromkeys(paths))      # a file given twice is read once
+        self.variant, self.fmt, self.on_error = variant, fmt, on_error
+        self.bytes = ByteCount()
+        self.total = sum(_size(p) for p in self.paths)
+        self.games = 0
+        self.complete: set[str] = set()              # files read to their end
 
-    for path in paths:
-        name = os.fspath(path)
-        try:
-            with open(name, encoding="utf-8", errors="replace") as f:
-                text = f.read()
-        except OSError as exc:
-            out.errors.append(PdnError(name, None, None, f"cannot read: {exc.strerror or exc}"))
-            continue
-        kind = pdn.detect_format(name, text) if fmt == "auto" else fmt
-        if kind == "pdn":
-            for g in pdn.read_pdn(text, name, v):
-                out.games.append(g)
-                out.errors.extend(g.errors)
-                if g.start is None:
-                    continue
-                start = g.start.hub()
-                history: list[str] = []
-                for ply, pos, move in g.positions():
-                    if not pos.legal_moves():
-                        break
-                    played = move.hub() if move is not None else None
-                    label = g.moves[ply].label if ply < len(g.moves) else None
-                    add(_task("pdn", name, g.number, ply, label, pos, played, start,
-                              list(history)))
-                    if played is not None:
-                        history.append(played)
-        else:
-            for lp in pdn.read_position_lines(text, name, v, kind):
-                out.lines.append(lp)
-                if lp.error is not None:
-                    out.errors.append(lp.error)
-                    continue
-                if lp.position.legal_moves():
-                    add(_task(kind, name, lp.line, 0, None, lp.position, None,
-                              lp.position.hub(), []))
-    return out
+    def fraction(self) -> float:
+        return min(1.0, self.bytes.n / self.total) if self.total else 1.0
+
+    def sources(self) -> Iterator[Source]:
+        for name in self.paths:
+            try:
+                kind = pdn.detect_format(name) if self.fmt == "auto" else self.fmt
+                lines = pdn.file_lines(name, self.bytes)
+                if kind == "pdn":
+                    items: Iterator[Source] = pdn.iter_pdn(lines, name, self.variant)
+                else:
+                    items = pdn.iter_position_lines(lines, name, self.variant, kind)
+                for src in items:
+                    if isinstance(src, PdnGame):
+                        self.games += 1
+                        for err in src.errors:
+                            self.on_error(err)
+                    elif src.error is not None:
+                        self.on_error(src.error)
+                    yield src
+                self.complete.add(name)
+            except OSError as exc:
+                self.on_error(PdnError(name, None, None, f"cannot read: {exc.strerror or exc}"))
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 # --- the search (runs in worker processes) -----------------------------------------------------
@@ -253,8 +305,15 @@ def engine_analyser(task: dict, limits: dict) -> dict:
     return out
 
 
+LOST = {"best": None, "score": -WIN, "pv": [], "depth": 0, "nodes": 0, "played_score": None,
+        "result": "loss"}
+
+
 def run_task(task: dict, limits: dict, analyser: Analyser | None = None) -> dict:
-    """Worker entry point: the analyser's answer, or {"error": message}; never raises."""
+    """Worker entry point: the analyser's answer, or {"error": message}; never raises. A
+    position with no legal move is lost for the side to move: no search."""
+    if task.get("over"):
+        return dict(LOST, time=0.0)
     t0 = time.perf_counter()
     try:
         res = (analyser or engine_analyser)(task, limits)
@@ -265,7 +324,7 @@ def run_task(task: dict, limits: dict, analyser: Analyser | None = None) -> dict
     return res
 
 
-def make_record(task: dict, res: dict) -> dict:
+def make_record(task: dict, res: dict, limits: dict, engine: str) -> dict:
     """The output line for a task and its search result."""
     score, played_score = res.get("score"), res.get("played_score")
     loss = None
@@ -276,25 +335,59 @@ def make_record(task: dict, res: dict) -> dict:
             "side": task["side"], "played": task.get("played"), "best": res.get("best"),
             "score": score, "pv": list(res.get("pv") or []), "depth": int(res.get("depth") or 0),
             "nodes": int(res.get("nodes") or 0), "played_score": played_score, "loss": loss,
-            "class": classify(loss), "time": float(res.get("time") or 0.0)}
+            "class": classify(loss), "result": res.get("result"), "limits": dict(limits),
+            "engine": engine, "time": float(res.get("time") or 0.0)}
+
+
+def fingerprint(rec: dict) -> tuple:
+    """What a record must share with a task to stand for it on resume (besides its key)."""
+    return (rec.get("variant"), rec.get("position"), rec.get("played"))
 
 
 # --- executors ---------------------------------------------------------------------------------
 
-def _run_inline(tasks: list[dict], limits: dict, analyser) -> Iterator[tuple[dict, dict]]:
+def _run_inline(tasks: Iterable[dict], limits: dict, analyser) -> Iterator[tuple[dict, dict]]:
     for t in tasks:
         yield t, run_task(t, limits, analyser)
 
 
-def _run_pool(tasks: list[dict], limits: dict, analyser, workers: int
+def exit_with_parent(use_prctl: bool = True, poll: float = PARENT_POLL) -> None:
+    """Make this process end when its parent does, even when the parent is killed (`kill -9`)
+    and has no chance to stop it: PR_SET_PDEATHSIG on Linux, and everywhere a thread that
+    notices the parent has changed (the orphan was adopted) and exits."""
+    parent = os.getppid()
+    if use_prctl and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)     # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll)
+        os._exit(1)
+
+    if parent == 1:             # already an orphan (the parent died while this one started)
+        os._exit(1)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _worker_start() -> None:
+    exit_with_parent()
+
+
+def _run_pool(tasks: Iterable[dict], limits: dict, analyser, workers: int
               ) -> Iterator[tuple[dict, dict]]:
-    """A local process pool, a few tasks in flight per worker (Ctrl-C stays quick)."""
-    pool = ProcessPoolExecutor(max_workers=workers)
+    """A local process pool, a few tasks in flight per worker (Ctrl-C stays quick, and tasks
+    are made from the input only as workers need them)."""
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_importable(_worker_start))
     pending = iter(tasks)
     inflight: dict = {}
     try:
         def fill() -> None:
-            while len(inflight) < 2 * workers:
+            while len(inflight) < IN_FLIGHT * workers:
                 t = next(pending, None)
                 if t is None:
                     return
@@ -344,62 +437,229 @@ def _connect(scheduler):
         raise RuntimeError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
 
 
-def _run_dask(tasks: list[dict], limits: dict, analyser, client
+def _run_dask(tasks: Iterable[dict], limits: dict, analyser, client
               ) -> Iterator[tuple[dict, dict]]:
-    """Hand the tasks to a Dask cluster through a distributed.Client."""
+    """Hand the tasks to a Dask cluster through a distributed.Client, a few per worker thread
+    at a time."""
     distributed = _dask()
-    if not tasks:
-        return
     try:
-        futures = client.map(_importable(run_task), tasks, limits=limits, analyser=analyser,
-                             pure=False)
+        window = IN_FLIGHT * max(4, sum(client.nthreads().values()))
     except Exception as exc:
-        raise RuntimeError(f"cannot hand the tasks to the Dask cluster: {exc}") from exc
-    by_key = {f.key: t for f, t in zip(futures, tasks)}
-    for f in distributed.as_completed(futures):
-        t = by_key[f.key]
+        raise RuntimeError(f"cannot reach the Dask cluster: {exc}") from exc
+    pending = iter(tasks)
+    inflight: dict = {}
+    stream = distributed.as_completed()
+
+    def fill() -> None:
+        while len(inflight) < window:
+            t = next(pending, None)
+            if t is None:
+                return
+            try:
+                f = client.submit(_importable(run_task), t, limits, analyser, pure=False)
+            except Exception as exc:
+                raise RuntimeError(f"cannot hand a task to the Dask cluster: {exc}") from exc
+            inflight[f.key] = t
+            stream.add(f)
+
+    fill()
+    if not inflight:
+        return
+    for f in stream:
+        t = inflight.pop(f.key)
         try:
             res = f.result()
         except Exception as exc:
             res = {"error": f"cluster task failed: {type(exc).__name__}: {exc}"}
-        yield t, res
         f.release()
+        yield t, res
+        fill()
 
 
 # --- output, resume, progress ------------------------------------------------------------------
 
-def read_done(path: str) -> dict[tuple[str, int], dict]:
-    """Records already in an output file, by key; an unfinished last line is cut off the file."""
-    if not os.path.exists(path):
-        return {}
+@dataclass
+class Done:
+    """What an output file already holds: the fingerprint of each key's last record, the
+    settings they were computed with, and (when asked for) the records themselves."""
+
+    keys: dict[tuple[str, int], tuple] = field(default_factory=dict)   # -> (fingerprint, class)
+    settings: dict[str, int] = field(default_factory=dict)      # json of limits+engine -> count
+    records: dict[tuple[str, int], dict] | None = None
+    size: int = 0                                               # bytes of complete lines
+
+
+def _settings(limits: Any, engine: Any) -> str:
+    return json.dumps({"limits": limits, "engine": engine}, sort_keys=True)
+
+
+def read_done(path: str, keep_records: bool = False) -> Done:
+    """Records already in an output file; an unfinished last line is cut off the file."""
+    done = Done(records={} if keep_records else None)
+    if not os.path.isfile(path):          # nothing yet, or a device or pipe: nothing to resume
+        return done
+    end = 0
     with open(path, "rb") as f:
-        data = f.read()
-    done: dict[tuple[str, int], dict] = {}
-    end = data.rfind(b"\n") + 1           # everything after the last newline is unfinished
-    for raw in data[:end].split(b"\n"):
-        if not raw.strip():
-            continue
-        try:
-            rec = json.loads(raw)
-            done[(rec["game"], int(rec["ply"]))] = rec
-        except (ValueError, KeyError, TypeError):
-            continue
-    if end < len(data):
+        for raw in f:
+            if not raw.endswith(b"\n"):
+                break                            # an unfinished line: cut below
+            end += len(raw)
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+                key = (rec["game"], int(rec["ply"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+            done.keys[key] = (fingerprint(rec), rec.get("class"))
+            s = _settings(rec.get("limits"), rec.get("engine"))
+            done.settings[s] = done.settings.get(s, 0) + 1
+            if done.records is not None:
+                done.records[key] = rec
+    if end < os.path.getsize(path):
         with open(path, "r+b") as f:
             f.truncate(end)
+    done.size = end
     return done
 
 
-class Progress:
-    """`done/total positions, rate, ETA` redrawn on one stderr line (only when asked to)."""
+def _describe(settings: str) -> str:
+    s = json.loads(settings)
+    limits = s.get("limits")
+    if not isinstance(limits, dict):
+        return "unknown settings (written by an older hub-engine)"
+    said = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in limits.items() if v is not None)
+    return f"{said or 'no limit'}, {s.get('engine')}"
 
-    def __init__(self, total: int, already: int, stream: IO[str] | None):
-        self.total, self.done, self.stream = total, already, stream
-        self.new = 0
+
+def _open_for_writing(path: str, mode: str, what: str) -> IO[str]:
+    """Open an output file, or OutputError naming it and what is wrong; a regular file (or a
+    device such as /dev/full) is tried with one byte, taken back, so that a full disk shows now."""
+    try:
+        f = open(path, mode, encoding="utf-8")
+    except OSError as exc:
+        parent = os.path.dirname(os.path.abspath(path))
+        why = exc.strerror or str(exc)
+        if isinstance(exc, FileNotFoundError) and not os.path.isdir(parent):
+            why = f"the directory {parent} does not exist"
+        raise OutputError(f"cannot write {what} {path}: {why}") from None
+    try:
+        st = os.fstat(f.fileno())
+        if stat.S_ISREG(st.st_mode) or (stat.S_ISCHR(st.st_mode) and not f.isatty()):
+            f.write("\n")
+            f.flush()
+            if stat.S_ISREG(st.st_mode):
+                f.truncate(st.st_size)
+                f.seek(st.st_size)
+    except OSError as exc:
+        try:
+            f.close()              # closes the file even though the probe byte cannot go out
+        except OSError:
+            pass
+        raise OutputError(f"cannot write {what} {path}: {exc.strerror or exc}") from None
+    return f
+
+
+class _OutFile:
+    """An output file whose every failure is an OutputError naming it."""
+
+    what = "the output"
+    name: str | None = None
+    f: IO[str]
+    close_it = False
+
+    def _fail(self, exc: OSError) -> OutputError:
+        return OutputError(f"cannot write {self.what} {self.name or '-'}: {exc.strerror or exc}")
+
+    def _put(self, text: str) -> None:
+        try:
+            self.f.write(text)
+            self.f.flush()
+        except OSError as exc:
+            raise self._fail(exc) from None
+
+    def _close(self) -> None:
+        if self.close_it:
+            self.close_it = False
+            try:
+                self.f.close()
+            except OSError as exc:
+                raise self._fail(exc) from None
+
+
+class Sink(_OutFile):
+    """The JSON Lines output, opened and checked before any input is read."""
+
+    def __init__(self, output: Any, resume: bool, keep_records: bool, settings: str):
+        self.name: str | None = None
+        self.close_it = False
+        self.done = Done()
+        if hasattr(output, "write"):
+            self.f = output
+            return
+        if os.fspath(output) == "-":
+            self.f = sys.stdout
+            return
+        self.name = os.fspath(output)
+        if os.path.isdir(self.name):
+            raise OutputError(f"cannot write the output {self.name}: it is a directory")
+        if resume:
+            try:
+                self.done = read_done(self.name, keep_records)
+            except OSError as exc:
+                raise OutputError(f"cannot read the output {self.name} to resume it: "
+                                  f"{exc.strerror or exc}") from None
+            other = [s for s in self.done.settings if s != settings]
+            if other:
+                n = sum(self.done.settings[s] for s in other)
+                raise ResumeError(
+                    f"{self.name} holds {n} records computed with other settings "
+                    f"({_describe(other[0])}); this run asks for {_describe(settings)}. "
+                    "Start the file afresh with --no-resume, or write to another --output")
+        self.f = _open_for_writing(self.name, "a" if resume else "w", "the output")
+        self.close_it = True
+
+    def write(self, rec: dict) -> None:
+        self._put(json.dumps(rec, separators=(", ", ": ")) + "\n")
+
+    def close(self) -> None:
+        self._close()
+
+    def drop_stale(self, stale: set[tuple[str, int]]) -> None:
+        """Remove the lines of an earlier run that this run has replaced (its new lines follow)."""
+        if not stale or self.name is None or not os.path.isfile(self.name):
+            return
+        tmp = f"{self.name}.tmp"
+        offset = 0
+        with open(self.name, "rb") as src, open(tmp, "wb") as dst:
+            for raw in src:
+                old = offset < self.done.size
+                offset += len(raw)
+                if old:
+                    try:
+                        rec = json.loads(raw)
+                        if (rec["game"], int(rec["ply"])) in stale:
+                            continue
+                    except (ValueError, KeyError, TypeError):
+                        pass
+                dst.write(raw)
+        os.replace(tmp, self.name)
+
+
+class Progress:
+    """`done/total positions, input read, rate, ETA` redrawn on one stderr line (when asked to).
+    The total grows as the input is read; the ETA extrapolates from the part already read."""
+
+    def __init__(self, stream: IO[str] | None):
+        self.stream = stream
         self.t0 = time.monotonic()
         self.last = 0.0
+        self.done = self.total = self.new = 0
+        self.fraction = 0.0
 
-    def update(self, force: bool = False) -> None:
+    def update(self, done: int, total: int, new: int, fraction: float, force: bool = False
+               ) -> None:
+        self.done, self.total, self.new, self.fraction = done, total, new, fraction
         if self.stream is None:
             return
         now = time.monotonic()
@@ -407,23 +667,27 @@ class Progress:
             return
         self.last = now
         elapsed = now - self.t0
-        rate = self.new / elapsed if elapsed > 0 else 0.0
-        left = self.total - self.done
-        eta = _clock(left / rate) if rate > 0 else "--:--"
+        rate = new / elapsed if elapsed > 0 else 0.0
+        expected = total / fraction if 0 < fraction < 1 else total
+        eta = _clock(max(0.0, expected - done) / rate) if rate > 0 else "--:--"
         width = 24
-        filled = int(width * self.done / self.total) if self.total else width
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                          f"positions  {rate:.2f}/s  ETA {eta} ")
+        filled = int(width * done / expected) if expected else width
+        read = "" if fraction >= 1 else f" (input {fraction:.0%} read)"
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
+                          f"positions{read}  {rate:.2f}/s  ETA {eta} ")
         self.stream.flush()
 
-    def step(self) -> None:
-        self.done += 1
-        self.new += 1
-        self.update()
+    def note(self, text: str, out: IO[str]) -> None:
+        """Print a line without mixing it into the bar."""
+        if self.stream is not None and out is self.stream:
+            out.write("\r\033[K")
+        print(text, file=out, flush=True)
+        if self.stream is not None and out is self.stream:
+            self.update(self.done, self.total, self.new, self.fraction, force=True)
 
     def close(self) -> None:
         if self.stream is not None:
-            self.update(force=True)
+            self.update(self.done, self.total, self.new, 1.0, force=True)
             self.stream.write("\n")
             self.stream.flush()
 
@@ -436,8 +700,10 @@ def _clock(seconds: float) -> str:
 
 # --- annotated PDN -----------------------------------------------------------------------------
 
-def _pv_text(pos: Position, pv: list[str], number: int, second: bool) -> str:
-    """A pv (Hub strings) as PDN movetext from pos, numbered from the given move."""
+def _line_pieces(pos: Position, pv: list[str], number: int, second: bool, style: Style
+                 ) -> list[tuple[str, str]]:
+    """A pv (Hub strings) as PDN movetext pieces from pos, numbered from the given move: a
+    number before each first-mover move, `N...` only when the line starts with the other side."""
     pieces = []
     for i, text in enumerate(pv):
         try:
@@ -445,22 +711,29 @@ def _pv_text(pos: Position, pv: list[str], number: int, second: bool) -> str:
         except ValueError:
             break
         label = f"{number}." if not second else (f"{number}..." if i == 0 else "")
-        pieces.append(f"{label} {pdn.pdn_move_text(mv)}".strip())
+        pieces.append((label, pdn.write_move(pos, mv, style)))
         pos = pos.play(mv)
         if second:
             number += 1
         second = not second
-    return " ".join(pieces)
+    return pieces
 
 
-def _comment(rec: dict, pos: Position) -> str:
+def _pv_text(pos: Position, pv: list[str], number: int, second: bool, style: Style) -> str:
+    return " ".join(f"{label} {text}".strip() for label, text in
+                    _line_pieces(pos, pv, number, second, style))
+
+
+def _verdict(rec: dict, pos: Position, style: Style) -> str:
     """The engine's word on a position: on the played move if there is one, else on the position."""
     def move_text(hub: str | None) -> str | None:
         try:
-            return pdn.pdn_move_text(pos.parse_move(hub)) if hub else None
+            return pdn.write_move(pos, pos.parse_move(hub), style) if hub else None
         except ValueError:
             return hub
 
+    if rec.get("result") == "loss":
+        return f"{rec.get('side')} has no legal move and has lost"
     best = move_text(rec.get("best"))
     score = rec.get("score")
     parts = []
@@ -474,80 +747,169 @@ def _comment(rec: dict, pos: Position) -> str:
     elif score is not None:
         parts.append(f"{score:+.2f} for {rec.get('side')} to move, best {best}")
     parts.append(f"depth {rec.get('depth')}")
-    return "{hub-engine: " + "; ".join(parts) + "}"
+    return "; ".join(parts)
 
 
-def _game_pdn(g: PdnGame, records: dict) -> str:
-    gid = game_id(g.file, g.number)
-    tags = dict(g.tags)
-    if g.variant is not None and "GameType" not in tags:
-        tags["GameType"] = str(g.variant.gametype)
-    tags["Annotator"] = "hub-engine"
+def _comment(words: list[str]) -> str:
+    return "{" + pdn.comment_text(" / ".join(w for w in words if w)) + "}"
+
+
+def write_game(tags: dict[str, str], start: Position, moves: list[pdn.RecordMove],
+               records: dict[int, dict], style: Style, first_number: int,
+               notes: list[str], result: str) -> str:
+    """One game as annotated PDN (records by ply), written for every reader met in practice:
+
+    - move numbers only before the first mover's moves (and `N...` for a game that starts with
+      the other side), so that no number repeats (pydraughts 0.6.7 misreads repeated numbers);
+    - one comment per move, after its variation: the record's own comment and the engine's
+      verdict, since CheckerBoard keeps only a move's last comment; a move classified as an
+      inaccuracy or worse also gets `?!` / `?` / `??` and the engine's line as a variation; the
+      last move's comment also says what the engine thinks of the final position, and notes;
+    - a game without moves (a position) gets the engine's line as its moves, the comment after
+      the first of them (CheckerBoard drops a comment before the first move; pydraughts stops
+      reading a file at a game without moves);
+    - moves in the record's notation (see `pdn.Style`).
+    """
+    if not moves:
+        pieces = _position_pieces(start, records.get(0), style, first_number, notes)
+    else:
+        pieces = _move_pieces(start, moves, records, style, notes)
+    pieces.append(("", result))
+    return pdn.write_pdn_tags(tags) + "\n" + pdn.movetext(pieces) + "\n\n"
+
+
+def _position_pieces(pos: Position, rec: dict | None, style: Style, number: int,
+                     notes: list[str]) -> list[tuple[str, str]]:
+    line = _line_pieces(pos, (rec or {}).get("pv") or [], number, pos.side == 1, style)
+    words = list(notes)
+    if rec:
+        words.append(f"hub-engine: {_verdict(rec, pos, style)}"
+                     + ("; the moves are the engine's line" if line else ""))
+    return line[:1] + ([("", _comment(words))] if words else []) + line[1:]
+
+
+def _move_pieces(start: Position, moves: list[pdn.RecordMove], records: dict[int, dict],
+                 style: Style, notes: list[str]) -> list[tuple[str, str]]:
     pieces: list[tuple[str, str]] = []
-    need_label = True
-    pos = g.start
-    for ply, rec_move in enumerate(g.moves):
-        first = not rec_move.label.endswith("...")
-        number = rec_move.label.rstrip(".")
-        label = f"{number}." if first else (f"{number}..." if need_label else "")
-        rec = records.get((gid, ply))
+    pos = start
+    for ply, rm in enumerate(moves):
+        first_mover = not rm.label.endswith("...")
+        number = int(rm.label.rstrip("."))
+        rec = records.get(ply)
         nag = NAGS.get(rec.get("class")) if rec else None
-        pieces.append((label, rec_move.text + (nag or "")))
-        need_label = False
-        if rec_move.comment:
-            pieces.append(("", "{" + rec_move.comment.replace("}", ")") + "}"))
-            need_label = True
-        if rec:
-            pieces.append(("", _comment(rec, pos)))
-            need_label = True
-            if rec.get("class") and rec.get("pv"):
-                var = _pv_text(pos, rec["pv"], int(number), not first)
-                if var:
-                    pieces.append(("", f"({var})"))
-        pos = pos.play(rec_move.move)
-    last = records.get((gid, len(g.moves)))
-    if last:
-        pieces.append(("", _comment(last, pos)))
-        if last.get("pv"):
-            n = g.first_number
-            if g.moves:
-                n = int(g.moves[-1].label.rstrip(".")) + g.moves[-1].label.endswith("...")
-            var = _pv_text(pos, last["pv"], n, pos.side == 1)
+        label = f"{number}." if first_mover else (f"{number}..." if ply == 0 else "")
+        pieces.append((label, pdn.record_text(rm, style) + (nag or "")))
+        if rec and rec.get("class") and rec.get("pv"):
+            var = _pv_text(pos, rec["pv"], number, not first_mover, style)
             if var:
                 pieces.append(("", f"({var})"))
-    for err in g.errors:
-        pieces.append(("", "{hub-engine: the record stops being readable here: "
-                       + err.message.replace("}", ")") + "}"))
-    pieces.append(("", g.result or "*"))
-    return pdn.write_pdn_tags(tags) + "\n" + pdn.movetext(pieces) + "\n\n"
+        words = [rm.comment or "", f"hub-engine: {_verdict(rec, pos, style)}" if rec else ""]
+        pos = pos.play(rm.move)
+        if ply == len(moves) - 1:
+            final = records.get(ply + 1)
+            if final:
+                then = f"then {_verdict(final, pos, style)}"
+                if final.get("pv"):
+                    n, second = (number, True) if first_mover else (number + 1, False)
+                    then += f"; line {_pv_text(pos, final['pv'], n, second, style)}"
+                words.append(then)
+            words += notes
+        if any(words):
+            pieces.append(("", _comment(words)))
+    return pieces
 
 
-def _line_pdn(lp: LinePosition, records: dict) -> str:
-    rec = records.get((game_id(lp.file, lp.line, lp.kind), 0))
-    pos = lp.position
-    tags = {"Event": f"{lp.file} line {lp.line}", "GameType": str(pos.variant.gametype),
-            "SetUp": "1", "FEN": pos.fen(), "Annotator": "hub-engine"}
-    pieces: list[tuple[str, str]] = []
-    if rec:
-        pieces.append(("", _comment(rec, pos)))
-        var = _pv_text(pos, rec.get("pv") or [], 1, pos.side == 1)
-        if var:
-            pieces.append(("", var))
-    pieces.append(("", "*"))
-    return pdn.write_pdn_tags(tags) + "\n" + pdn.movetext(pieces) + "\n\n"
+def source_pdn(src: Source, records: dict[int, dict]) -> str | None:
+    """The annotated PDN of a game or position line (None when it has no position)."""
+    if isinstance(src, LinePosition):
+        if src.position is None:
+            return None
+        pos = src.position
+        tags = {"Event": f"{src.file} line {src.line}", "GameType": str(pos.variant.gametype),
+                "SetUp": "1", "FEN": pos.fen(), "Annotator": "hub-engine"}
+        return write_game(tags, pos, [], records, Style.default(pos.variant), 1, [], "*")
+    if src.start is None:
+        return None
+    tags = dict(src.tags)
+    if "GameType" not in tags:
+        tags["GameType"] = str(src.variant.gametype)
+    tags["Annotator"] = "hub-engine"
+    notes = [f"hub-engine: the record stops being readable here: {e.message}" for e in src.errors]
+    return write_game(tags, src.start, src.moves, records, src.style, src.first_number, notes,
+                      "*" if not src.moves else (src.result or "*"))
 
 
-def write_annotated_pdn(path: str | IO[str], inputs: Inputs, records: dict) -> None:
-    """PDN of every readable input game (and position line) with the engine's comments."""
-    chunks = [_game_pdn(g, records) for g in inputs.games if g.start is not None]
-    chunks += [_line_pdn(lp, records) for lp in inputs.lines if lp.position is not None]
-    if hasattr(path, "write"):
-        path.write("".join(chunks))
-        return
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("".join(chunks))
-    os.replace(tmp, path)
+@dataclass
+class _Open:
+    """A game of the annotated PDN waiting for its positions' records."""
+
+    src: Source
+    records: dict[int, dict] = field(default_factory=dict)
+    pending: set[int] = field(default_factory=set)
+    read: bool = False           # all its tasks are made
+
+
+class Annotator(_OutFile):
+    """Writes the annotated PDN in input order, each game once its positions are done; into
+    a temporary file moved into place by `finish` (a regular file), or straight into a stream."""
+
+    what = "the annotated PDN"
+
+    def __init__(self, target: Any):
+        self.name: str | None = None
+        self.tmp: str | None = None
+        self.close_it = False
+        if hasattr(target, "write"):
+            self.f = target
+        else:
+            self.name = os.fspath(target)
+            direct = os.path.exists(self.name) and not os.path.isfile(self.name)   # a device
+            self.tmp = None if direct else f"{self.name}.tmp"
+            self.f = _open_for_writing(self.tmp or self.name, "w", "the annotated PDN")
+            self.close_it = True
+        self.queue: deque[_Open] = deque()
+        self.by_id: dict[str, _Open] = {}
+
+    def open(self, src: Source) -> _Open:
+        entry = _Open(src)
+        self.queue.append(entry)
+        self.by_id[source_id(src)] = entry
+        return entry
+
+    def read(self, entry: _Open) -> None:
+        entry.read = True
+        self.flush()
+
+    def result(self, task: dict, rec: dict | None) -> None:
+        entry = self.by_id.get(task["game"])
+        if entry is not None:
+            entry.pending.discard(task["ply"])
+            if rec is not None:
+                entry.records[task["ply"]] = rec
+            self.flush()
+
+    def flush(self) -> None:
+        while self.queue and self.queue[0].read and not self.queue[0].pending:
+            entry = self.queue.popleft()
+            del self.by_id[source_id(entry.src)]
+            text = source_pdn(entry.src, entry.records)
+            if text:
+                self._put(text)
+
+    def finish(self) -> None:
+        self.flush()
+        self._close()
+        if self.tmp is not None:
+            os.replace(self.tmp, self.name)
+
+    def abandon(self) -> None:
+        """An interrupted run writes no annotated PDN."""
+        try:
+            self._close()
+        except OutputError:
+            pass
+        if self.tmp is not None and os.path.exists(self.tmp):
+            os.remove(self.tmp)
 
 
 # --- the API -----------------------------------------------------------------------------------
@@ -566,12 +928,14 @@ def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: st
     limits of each search (none given: depth DEFAULT_DEPTH). workers: local processes (default
     os.cpu_count(); 1 searches in this process). output: JSON Lines path (default
     FIRST_INPUT.analysis.jsonl, next to the first input), `-` for stdout, or an open text file
-    (no resume then). pdn_output: annotated PDN (path or file), written at the end. resume: skip
-    positions already in the output file (False: start the file afresh). scheduler: a Dask
-    scheduler address (`tcp://host:port`) or a distributed.Client. progress: None shows a bar on
-    stderr when it is a terminal, True / False force it, a callable gets (done, total).
+    (no resume then). pdn_output: annotated PDN (path or file). resume: reuse the records already
+    in the output file (False: start the file afresh). scheduler: a Dask scheduler address
+    (`tcp://host:port`) or a distributed.Client. progress: None shows a bar on stderr when it is
+    a terminal, True / False force it, a callable gets (done, total so far) after each record.
     analyser(task, limits) -> result replaces the engine (tests). Bad input is printed to
     errors_to (default sys.stderr; None: silent) and listed in the summary's `errors`.
+    Output files are checked before any input is read: OutputError names the file, ResumeError
+    says the output holds results of other settings.
     """
     if errors_to == "stderr":
         errors_to = sys.stderr
@@ -587,115 +951,155 @@ def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: st
     for name, value in (("depth", depth), ("nodes", nodes), ("move_time", move_time)):
         if value is not None and value <= 0:
             raise ValueError(f"{name} must be positive, not {value}")
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} ({', '.join(FORMATS)})")
     if depth is None and nodes is None and move_time is None:
         depth = DEFAULT_DEPTH
-    limits = {"depth": depth, "nodes": nodes, "move_time": move_time}
+    limits = {"depth": None if depth is None else int(depth),
+              "nodes": None if nodes is None else int(nodes),
+              "move_time": None if move_time is None else float(move_time)}
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
+    engine = engine_id()
     client = _connect(scheduler) if scheduler is not None else None   # fail before any work
+    sink = ann = None
     try:
-        return _analyse(paths, v, limits, workers, output, pdn_output, resume, scheduler, client,
-                        progress, fmt, analyser, errors_to, t0)
+        sink = Sink(output, resume, pdn_output is not None, _settings(limits, engine))
+        ann = Annotator(pdn_output) if pdn_output is not None else None
+        run = _Run(paths, v, fmt, limits, engine, sink, ann, errors_to, progress)
+        return run.go(workers, scheduler, client, analyser, t0)
     finally:
+        if sink is not None:
+            sink.close()
+        if ann is not None:
+            ann.abandon()          # nothing left to do after a finished run
         if client is not None and client is not scheduler:
             client.close()
 
 
-def _analyse(paths, v, limits, workers, output, pdn_output, resume, scheduler, client, progress,
-             fmt, analyser, errors_to, t0) -> dict:
-    """The body of `analyse`, once the arguments are checked and the cluster (if any) reached."""
-    data = read_inputs(paths, v, fmt)
-    errors = list(data.errors)
-    if errors_to is not None:
-        for err in errors:
-            print(f"hub-engine analyse: {err}", file=errors_to, flush=True)
+class _Run:
+    """One analysis run: the input stream, the executor, the output files, the counts."""
 
-    # the output and what it already holds
-    done: dict[tuple[str, int], dict] = {}
-    close_out = False
-    out_name: str | None = None
-    if hasattr(output, "write"):
-        out = output
-    elif os.fspath(output) == "-":
-        out = sys.stdout
-    else:
-        out_name = os.fspath(output)
-        if resume:
-            done = read_done(out_name)
-        out = open(out_name, "a" if resume else "w", encoding="utf-8")
-        close_out = True
+    def __init__(self, paths, v, fmt, limits, engine, sink: Sink, ann: Annotator | None,
+                 errors_to, progress):
+        self.limits, self.engine, self.sink, self.ann = limits, engine, sink, ann
+        self.errors: list[PdnError] = []
+        self.errors_to = errors_to
+        show = progress if isinstance(progress, bool) else (progress is None and sys.stderr.isatty())
+        self.bar = Progress(sys.stderr if show else None)
+        self.callback = progress if callable(progress) else None
+        self.reader = Reader(paths, v, fmt, self.report)
+        self.positions = self.skipped = self.analysed = self.failed = 0
+        self.stale: set[tuple[str, int]] = set()
+        self.classes = {c: 0 for c in NAGS}
 
-    tasks = [t for t in data.tasks if (t["game"], t["ply"]) not in done]
-    already = len(data.tasks) - len(tasks)
-    records = {k: r for k, r in done.items()}
-    show = progress if isinstance(progress, bool) else (progress is None and sys.stderr.isatty())
-    bar = Progress(len(data.tasks), already, sys.stderr if show else None)
-    callback = progress if callable(progress) else None
-    failed = 0
-    analysed = 0
-    interrupted = False
+    def report(self, err: PdnError) -> None:
+        self.errors.append(err)
+        if self.errors_to is not None:
+            self.bar.note(f"hub-engine analyse: {err}", self.errors_to)
 
-    if scheduler is not None:
-        stream = _run_dask(tasks, limits, analyser, client)
-    elif workers == 1 or len(tasks) <= 1:
-        stream = _run_inline(tasks, limits, analyser)
-    else:
-        stream = _run_pool(tasks, limits, analyser, min(workers, len(tasks)))
-    try:
-        bar.update(force=True)
-        for task, res in stream:
-            if "error" in res:
-                failed += 1
-                pdn_game = task["kind"] == "pdn"
-                where = "" if pdn_game else f"line {task['number']}: "
-                err = PdnError(task["file"], task["number"] if pdn_game else None,
-                               task.get("label"),
-                               f"{where}ply {task['ply']}: search failed: {res['error']}")
-                errors.append(err)
-                if errors_to is not None:
-                    print(f"hub-engine analyse: {err}", file=errors_to, flush=True)
-                continue
-            rec = make_record(task, res)
-            out.write(json.dumps(rec, separators=(", ", ": ")) + "\n")
-            out.flush()
-            records[(rec["game"], rec["ply"])] = rec
-            analysed += 1
-            bar.step()
-            if callback is not None:
-                callback(already + analysed, len(data.tasks))
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if hasattr(stream, "close"):
-            stream.close()
-        bar.close()
-        if close_out:
-            out.close()
+    def tasks(self) -> Iterator[dict]:
+        """The tasks still to do, made as the executor asks for them; records already in the
+        output stand for their positions."""
+        done = self.sink.done
+        for src in self.reader.sources():
+            entry = self.ann.open(src) if self.ann is not None else None
+            for t in source_tasks(src):
+                self.positions += 1
+                key = (t["game"], t["ply"])
+                old = done.keys.pop(key, None)
+                if old is not None and old[0] == fingerprint(t):
+                    self.skipped += 1
+                    self._count(old[1])
+                    rec = done.records.pop(key, None) if done.records is not None else None
+                    if rec is not None and entry is not None:
+                        entry.records[t["ply"]] = rec
+                    continue
+                if old is not None:
+                    self.stale.add(key)
+                if entry is not None:
+                    entry.pending.add(t["ply"])
+                yield t
+            if entry is not None:
+                self.ann.read(entry)
 
-    if pdn_output is not None and not interrupted:
-        write_annotated_pdn(pdn_output if hasattr(pdn_output, "write") else os.fspath(pdn_output),
-                            data, records)
-    elapsed = time.monotonic() - t0
-    classes = {c: 0 for c in NAGS}
-    for rec in records.values():
-        if rec.get("class") in classes:
-            classes[rec["class"]] += 1
-    summary = {
-        "inputs": paths, "output": out_name or ("-" if out is sys.stdout else None),
-        "pdn_output": None if pdn_output is None or interrupted else
-        (os.fspath(pdn_output) if not hasattr(pdn_output, "write") else None),
-        "games": len(data.games), "positions": len(data.tasks), "skipped": already,
-        "analysed": analysed, "failed": failed, "interrupted": interrupted,
-        "limits": limits, "workers": None if scheduler is not None else workers,
-        "scheduler": scheduler if isinstance(scheduler, str) else None,
-        "elapsed": round(elapsed, 3),
-        "positions_per_second": round(analysed / elapsed, 3) if elapsed > 0 else None,
-        "classes": classes, "errors": [e.as_dict() for e in errors],
-    }
-    if interrupted:
-        raise AnalysisInterrupted(summary)
-    return summary
+    def _gone(self) -> set[tuple[str, int]]:
+        """Keys of the output whose files were read whole but hold no such position any more."""
+        files = self.reader.complete
+        return {k for k in self.sink.done.keys
+                if k[0].rsplit("#", 1)[0] in files or k[0].rsplit(":", 1)[0] in files}
+
+    def _count(self, cls: str | None) -> None:
+        if cls in self.classes:
+            self.classes[cls] += 1
+
+    def _progress(self, force: bool = False) -> None:
+        self.bar.update(self.skipped + self.analysed, self.positions, self.analysed,
+                        self.reader.fraction(), force)
+
+    def go(self, workers, scheduler, client, analyser, t0) -> dict:
+        tasks = self.tasks()
+        if scheduler is not None:
+            stream = _run_dask(tasks, self.limits, analyser, client)
+        elif workers == 1:
+            stream = _run_inline(tasks, self.limits, analyser)
+        else:
+            stream = _run_pool(tasks, self.limits, analyser, workers)
+        interrupted = False
+        try:
+            self._progress(force=True)
+            for task, res in stream:
+                self._result(task, res)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            if hasattr(stream, "close"):
+                stream.close()
+            self._progress(force=True)
+            self.bar.close()
+        if not interrupted:
+            self.sink.close()
+            self.sink.drop_stale(self.stale | self._gone())
+            if self.ann is not None:
+                self.ann.finish()
+        elapsed = time.monotonic() - t0
+        summary = {
+            "inputs": self.reader.paths,
+            "output": self.sink.name or ("-" if self.sink.f is sys.stdout else None),
+            "pdn_output": None if self.ann is None or interrupted else self.ann.name,
+            "games": self.reader.games, "positions": self.positions, "skipped": self.skipped,
+            "analysed": self.analysed, "failed": self.failed, "interrupted": interrupted,
+            "limits": self.limits, "workers": None if scheduler is not None else workers,
+            "scheduler": scheduler if isinstance(scheduler, str) else None,
+            "elapsed": round(elapsed, 3),
+            "positions_per_second": round(self.analysed / elapsed, 3) if elapsed > 0 else None,
+            "classes": self.classes, "errors": [e.as_dict() for e in self.errors],
+        }
+        if interrupted:
+            raise AnalysisInterrupted(summary)
+        return summary
+
+    def _result(self, task: dict, res: dict) -> None:
+        if "error" in res:
+            self.failed += 1
+            pdn_game = task["kind"] == "pdn"
+            where = "" if pdn_game else f"line {task['number']}: "
+            self.report(PdnError(task["file"], task["number"] if pdn_game else None,
+                                 task.get("label"),
+                                 f"{where}ply {task['ply']}: search failed: {res['error']}"))
+            if self.ann is not None:
+                self.ann.result(task, None)
+            return
+        rec = make_record(task, res, self.limits, self.engine)
+        self.sink.write(rec)
+        self.analysed += 1
+        self._count(rec["class"])
+        if self.ann is not None:
+            self.ann.result(task, rec)
+        self._progress()
+        if self.callback is not None:
+            self.callback(self.skipped + self.analysed, self.positions)
 
 
 class AnalysisInterrupted(KeyboardInterrupt):
@@ -730,7 +1134,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="JSON Lines output, '-' for stdout (default: FIRST_FILE.analysis.jsonl)")
     p.add_argument("--pdn-output", metavar="FILE", help="also write the games annotated as PDN")
     p.add_argument("--no-resume", dest="resume", action="store_false",
-                   help="start the output afresh instead of skipping positions already in it")
+                   help="start the output afresh instead of reusing the records already in it")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help=f"Dask scheduler (tcp://host:port) instead of local processes "
                         f"(needs {CLUSTER_HINT})")
@@ -747,7 +1151,7 @@ def default_output(first: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `analyse` command: 0 when all went well, 1 when some input or search failed,
-    2 for a usage error, 130 when interrupted."""
+    2 for a usage or output error, 130 when interrupted."""
     try:
         summary = analyse(args.files, variant=args.variant, depth=args.depth, nodes=args.nodes,
                           move_time=args.move_time, workers=args.workers, output=args.output,
@@ -770,7 +1174,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m hub_engine.analyse ...` until the lead wires `analyse` into hub_engine.cli."""
+    """`python -m hub_engine.analyse ...` (the same as `hub-engine analyse ...`)."""
     parser = argparse.ArgumentParser(prog="hub-engine")
     sub = parser.add_subparsers(dest="command", required=True)
     add_parser(sub)

@@ -1,7 +1,8 @@
 """A stand-in for the engine in the fast analysis tests: deterministic, instant, picklable.
 
-best = the smallest legal move string; score from a hash of the position; a played move that is
-not the best loses (ply % 4) * 0.9 men, so all three classes (and none) occur.
+best = the smallest legal move string, pv the line of smallest moves from there (up to 3 plies);
+score from a hash of the position; a played move that is not the best loses (ply % 4) * 0.9 men,
+so all three classes (and none) occur.
 """
 import os
 import time
@@ -21,7 +22,14 @@ def stub_analyser(task: dict, limits: dict) -> dict:
     played_score = None
     if task["played"] is not None:
         played_score = score if task["played"] == best else round(score - (task["ply"] % 4) * 0.9, 2)
-    return {"best": best, "score": score, "pv": [best], "depth": limits.get("depth") or 0,
+    pv = []
+    while len(pv) < 3:
+        moves = sorted(pos.legal_moves(), key=str)
+        if not moves:
+            break
+        pv.append(str(moves[0]))
+        pos = pos.play(moves[0])
+    return {"best": best, "score": score, "pv": pv, "depth": limits.get("depth") or 0,
             "nodes": 100 + task["ply"], "played_score": played_score}
 
 

@@ -23,9 +23,10 @@ ROOT = HERE.parent.parent
 
 SCHEMA = {
     "game": str, "ply": int, "label": (str, type(None)), "variant": str, "position": str,
-    "fen": str, "side": str, "played": (str, type(None)), "best": str, "score": float,
-    "pv": list, "depth": int, "nodes": int, "played_score": (float, type(None)),
-    "loss": (float, type(None)), "class": (str, type(None)), "time": float,
+    "fen": str, "side": str, "played": (str, type(None)), "best": (str, type(None)),
+    "score": float, "pv": list, "depth": int, "nodes": int, "played_score": (float, type(None)),
+    "loss": (float, type(None)), "class": (str, type(None)), "result": (str, type(None)),
+    "limits": dict, "engine": str, "time": float,
 }
 # plies of each game of games.pdn (14 moves and the final position; the broken game keeps 2 moves)
 EXPECTED_GAMES = {1: 15, 2: 15, 3: 15, 4: 15, 5: 15, 6: 3, 8: 3}
@@ -43,6 +44,13 @@ def check_record(rec: dict) -> None:
     pos = Position.from_hub(rec["variant"], rec["position"])
     assert rec["fen"] == pos.fen() and rec["side"] == pos.side_name
     assert rec["side"] in ("white", "black") and len(rec["position"]) == 33
+    assert set(rec["limits"]) == {"depth", "nodes", "move_time"}
+    assert rec["engine"].startswith("hub-engine ")
+    if rec["result"] == "loss":         # no legal move: lost, not searched
+        assert not pos.legal_moves() and rec["best"] is None and rec["pv"] == []
+        assert rec["score"] == -100.0 and rec["played"] is None and rec["nodes"] == 0
+        return
+    assert rec["result"] is None
     assert rec["best"] in [str(m) for m in pos.legal_moves()]
     assert all(isinstance(m, str) for m in rec["pv"])
     if rec["played"] is None:

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from hub_engine.notation import Setup
-from hub_engine.pdn import (PdnError, detect_format, gametype_number, read_pdn, read_pdn_file,
-                            read_position_lines, resolve_move)
+from hub_engine.pdn import (PdnError, Style, capture_path, comment_text, detect_format,
+                            gametype_number, iter_pdn, path_fits, read_pdn, read_pdn_file,
+                            read_position_lines, record_text, resolve_move, write_move)
 from hub_engine.position import IllegalMoveError, Position
 
 DATA = Path(__file__).parent / "data"
@@ -154,6 +155,114 @@ def test_circular_capture_origin_equals_destination():
 def test_quiet_notation_for_a_capture_is_accepted_when_unique():
     g = one("1. 22-18 11-15 2. 18-11 *")     # some records write captures with '-'
     assert g.ok and str(g.moves[-1].move) == "14x23x19"
+
+
+def test_capture_notation_for_a_quiet_move_is_accepted():
+    # CheckerBoard writes some quiet moves with x (tinsley.pdn, game 1: `4. 10x14`)
+    g = one("1. 11-15 23-18 2. 8-11 27-23 3. 4-8 23-19 4. 10x14 19x10 *", "english")
+    assert g.ok, g.errors
+    assert not g.moves[6].move.is_capture and str(g.moves[6].move) == "10-14"
+    assert g.moves[7].move.is_capture
+    assert one("1. 22x18 11:15 *").ok                 # and with ':'
+    # a path of landing squares still has to be a capture's
+    assert not one("1. 22x18x14 *").ok
+
+
+def test_a_move_with_text_glued_after_it_is_the_move_and_a_comment():
+    # CheckerBoard reads `26-22White...` as the move 26-22 and a comment (tinsley.pdn, game 693)
+    g = one("1. 22-18Whiteoversteppedthetimecontrol. 1-0")
+    assert g.ok and hub_moves(g) == ["10-14"] and g.result == "1-0"
+    assert g.moves[0].comment == "Whiteoversteppedthetimecontrol."
+    assert one("1. 22-18* ").result == "*"
+    assert not one("1. 22-18x5z *").ok          # a broken capture is not a glued comment
+
+
+def test_numbering_written_by_checkerboard_for_a_second_mover_start():
+    g = one('[FEN "B:W21,22,K30:B1,2,K9"]\n1. ... 9-13 2. 22-18 *')
+    assert g.ok and [r.label for r in g.moves] == ["1...", "2."]
+
+
+def test_a_game_without_gametype_says_which_variant_was_assumed():
+    g = one("1. 11-15 23-19 *")                     # english, read as the default brazilian
+    assert str(g.errors[0]) == (
+        "t.pdn, game 1, move 1: illegal move 11-15 (the game has no GameType tag and was "
+        "read as brazilian, the --variant setting; choose another with --variant)")
+    assert g.assumed
+    tagged = one('[GameType "26"]\n1. 11-15 *')     # a tagged game says nothing of the kind
+    assert str(tagged.errors[0]) == "t.pdn, game 1, move 1: illegal move 11-15"
+    assert "read as brazilian" in one('[FEN "W:W33:B1"]\n*').errors[0].message
+
+
+def test_games_are_yielded_as_they_are_read():
+    """The reader takes only the lines it needs: the first game comes before the rest is read."""
+    consumed = []
+
+    def lines():
+        for i, line in enumerate(["[GameType \"26\"]\n", "1. 22-18 {a comment\n",
+                                  "over two lines} 11-15 *\n", "[GameType \"26\"]\n",
+                                  "1. 21-17 *\n"]):
+            consumed.append(i)
+            yield line
+
+    games = iter_pdn(lines(), "t.pdn")
+    first = next(games)
+    assert hub_moves(first) == ["10-14", "23-19"] and first.moves[0].comment == "a comment over two lines"
+    assert max(consumed) <= 3
+    assert hub_moves(next(games)) == ["9-13"]
+
+
+def test_full_path_written_only_when_the_short_form_is_ambiguous():
+    pos = Position.from_fen("english", ENGLISH_TWO_PATHS)
+    paths = {}
+    for mv in pos.legal_moves():
+        path = capture_path(pos, mv)
+        assert path_fits(mv, path)
+        text = write_move(pos, mv)
+        assert str(resolve_move(pos, text)) == str(mv)     # reads back as the same move
+        paths[str(mv)] = text
+    assert paths == {"10x26x14x22": "10x17x26", "10x26x15x23": "10x19x26"}
+    start = Position.start("english")
+    assert sorted(write_move(start, m) for m in start.legal_moves()) == sorted(
+        str(m) for m in start.legal_moves())           # english record squares = its numbers
+
+
+def test_capture_path_of_a_flying_king():
+    # russian: the white king on e1 can end on a1 over two different sets of pieces
+    pos = Position.from_fen("russian", "W:WKe1:Bb2,Kf2,a3,f4,g5,c7")
+    texts = {}
+    for mv in pos.legal_moves():
+        path = capture_path(pos, mv)
+        assert path_fits(mv, path) and path[0] == mv.frm and path[-1] == mv.to
+        texts[str(mv)] = write_move(pos, mv)
+        assert str(resolve_move(pos, texts[str(mv)])) == str(mv)
+    assert texts["3x1x5x7x15"] != texts["3x1x5x7x20"]
+    assert texts["3x29x7x15x26"] == "e1:b8"              # unique: the short form
+
+
+def test_a_one_leg_path_names_the_single_capture():
+    # russian: c3:a5 takes b4 alone; a five-piece capture also goes from c3 to a5
+    pos = Position.from_fen("russian", "W:WKc3:Bd2,g3,b4,c5,Ke5,g5")
+    assert str(resolve_move(pos, "c3:a5")) == "10x17x13"
+    long = next(m for m in pos.legal_moves() if str(m) == "10x17x6x12x13x19x20")
+    assert write_move(pos, long) == "c3:f6:h4:e1:c3:a5"
+    assert str(resolve_move(pos, "c3:f6:h4:e1:c3:a5")) == str(long)
+
+
+def test_style_of_a_record_and_record_text():
+    russian = one('[GameType "25"]\n1. c3-d4 f6-g5 2. d4-e5 d6:f4 3. g3:e5 *')
+    assert russian.style == Style(True, ":")
+    assert [record_text(r, russian.style) for r in russian.moves][-1] == "g3:e5"
+    numeric = one('[GameType "25"]\n1. 22-18 11-16 2. 18-15 10x19 3. 24x15 *')
+    assert numeric.style == Style(False, "x")
+    english = one("1. 11-15 23-18 2. 8-11 27-23 3. 4-8 23-19 4. 10x14 19x10 *", "english")
+    assert [record_text(r, english.style) for r in english.moves][6:] == ["10-14", "19x10"]
+    assert Style.default(Position.start("russian").variant) == Style(True, ":")
+
+
+def test_comment_text_is_safe_for_other_readers():
+    assert comment_text("a {b} (c)\n  d") == "a [b] [c] d"
+    assert comment_text("agreed 1-0 here * and 1/2-1/2") == "agreed '1-0' here '*' and '1/2-1/2'"
+    assert comment_text("+0.35, best 21-17") == "+0.35, best 21-17"
 
 
 def test_illegal_move_keeps_the_prefix_and_names_the_move():
