@@ -35,12 +35,15 @@ done (so in the order positions finish, not the input order):
     loss      float? score - played_score (never below 0), men
     class     str?   "inaccuracy", "mistake", "blunder", or null
     result    str?   "loss" when the side to move has no legal move (score -100), else null
-    limits    dict   the search limits: {"depth": ..., "nodes": ..., "move_time": ...}
+    multipv   [dict] with multipv N > 1 only: the N best moves, best first, each
+                     {"move", "score", "pv"} (the first is `best`, `score`, `pv`)
+    limits    dict   the search limits: {"depth": ..., "nodes": ..., "move_time": ...} (and
+                     "multipv" when above 1)
     engine    str    the program and evaluation that computed it (`hub-engine 0.1.0 eval 1a2b3c4d`)
     time      float  seconds spent on the position (both searches)
 
-The played move's score: when it is the best move, the same score; otherwise the position after
-it is searched with the same limits (one ply less when a depth is given, so the move is seen to the
+The played move's score: when it is the best move (or, with multipv, one of the lines), that
+line's score; otherwise the position after it is searched with the same limits (one ply less when a depth is given, so the move is seen to the
 same depth as in the first search) and its score negated (a win's ply count moved by one). The two
 searches can disagree by a few hundredths in the played move's favour (search noise): the loss is
 then 0, never negative.
@@ -84,6 +87,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterable, Iterator
 
 from hub_engine import __version__, pdn
+from hub_engine.engine import MAX_MULTIPV
 from hub_engine.pdn import ByteCount, LinePosition, PdnError, PdnGame, Style
 from hub_engine.position import Position
 from hub_engine.variants import VARIANTS, Variant, get_variant
@@ -256,7 +260,10 @@ def _engine(variant: str):
     return e
 
 
-def _search(e, start: str, history: list[str], limits: dict) -> tuple[Any, Any]:
+def _search(e, start: str, history: list[str], limits: dict) -> tuple[Any, list]:
+    """The engine's answer and its last full set of lines, best first: the last `info` with
+    one line; with multipv, the deepest iteration that reported every line (a time-limited
+    search may end in an iteration that reported only its best line)."""
     from protocol import Limits
 
     e.set_position(start, history)
@@ -272,25 +279,42 @@ def _search(e, start: str, history: list[str], limits: dict) -> tuple[Any, Any]:
     finally:
         if timer is not None:
             timer.cancel()
-    return result, (infos[-1] if infos else None)
+    if not infos:
+        return result, []
+    if e.multipv == 1:
+        return result, infos[-1:]
+    groups: dict[int, list] = {}
+    for info in infos:
+        groups.setdefault(info.depth, []).append(info)
+    width = max(len(g) for g in groups.values())
+    full = [g for g in groups.values() if len(g) == width][-1]
+    return result, sorted(full[-width:], key=lambda i: i.multipv or 1)
 
 
 def engine_analyser(task: dict, limits: dict) -> dict:
-    """Search one task with this process's Engine: best move, score, pv, and the played move's score."""
+    """Search one task with this process's Engine: best move, score, pv (with multipv, the N
+    best lines), and the played move's score."""
     e = _engine(task["variant"])
+    e.set_param("multipv", str(limits.get("multipv") or 1))
     e.new_game()
-    result, info = _search(e, task["start"], task["history"], limits)
-    out = {"best": result.move,
+    result, lines = _search(e, task["start"], task["history"], limits)
+    info = lines[0] if lines else None
+    out = {"best": info.pv[0] if info and info.pv else result.move,
            "score": round(info.score, 2) if info and info.score is not None else None,
            "pv": list(info.pv or []) if info else [],
            "depth": info.depth if info else 0,
            "nodes": info.nodes if info else 0,
            "played_score": None}
+    if e.multipv > 1:
+        out["multipv"] = [{"move": i.pv[0], "score": round(i.score, 2), "pv": list(i.pv)}
+                          for i in lines if i.pv and i.score is not None]
     played = task.get("played")
     if played is None or out["score"] is None:
         return out
-    if played == out["best"]:
-        out["played_score"] = out["score"]
+    known = {line["move"]: line["score"] for line in out.get("multipv", [])}
+    known[out["best"]] = out["score"]
+    if played in known:
+        out["played_score"] = known[played]
         return out
     child = Position.from_hub(task["variant"], task["position"]).play(played)
     if not child.legal_moves():
@@ -299,9 +323,10 @@ def engine_analyser(task: dict, limits: dict) -> dict:
     child_limits = dict(limits)
     if child_limits.get("depth"):
         child_limits["depth"] = max(1, child_limits["depth"] - 1)
-    _r, cinfo = _search(e, task["start"], task["history"] + [played], child_limits)
-    if cinfo is not None and cinfo.score is not None:
-        out["played_score"] = negate_score(cinfo.score)
+    e.set_param("multipv", "1")                        # the played move alone
+    _r, clines = _search(e, task["start"], task["history"] + [played], child_limits)
+    if clines and clines[0].score is not None:
+        out["played_score"] = negate_score(clines[0].score)
     return out
 
 
@@ -335,8 +360,9 @@ def make_record(task: dict, res: dict, limits: dict, engine: str) -> dict:
             "side": task["side"], "played": task.get("played"), "best": res.get("best"),
             "score": score, "pv": list(res.get("pv") or []), "depth": int(res.get("depth") or 0),
             "nodes": int(res.get("nodes") or 0), "played_score": played_score, "loss": loss,
-            "class": classify(loss), "result": res.get("result"), "limits": dict(limits),
-            "engine": engine, "time": float(res.get("time") or 0.0)}
+            "class": classify(loss), "result": res.get("result"),
+            **({"multipv": res["multipv"]} if res.get("multipv") else {}),
+            "limits": dict(limits), "engine": engine, "time": float(res.get("time") or 0.0)}
 
 
 def fingerprint(rec: dict) -> tuple:
@@ -917,6 +943,7 @@ class Annotator(_OutFile):
 def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: str = "brazilian",
             depth: int | None = None, nodes: int | None = None, move_time: float | None = None,
             workers: int | None = None, output: str | os.PathLike | IO[str] | None = None,
+            multipv: int = 1,
             pdn_output: str | os.PathLike | IO[str] | None = None, resume: bool = True,
             scheduler: Any = None, progress: bool | Callable[[int, int], None] | None = None,
             fmt: str = "auto", analyser: Analyser | None = None,
@@ -955,9 +982,13 @@ def analyse(inputs: str | os.PathLike | Iterable[str | os.PathLike], variant: st
         raise ValueError(f"unknown format {fmt!r} ({', '.join(FORMATS)})")
     if depth is None and nodes is None and move_time is None:
         depth = DEFAULT_DEPTH
+    if not 1 <= multipv <= MAX_MULTIPV:
+        raise ValueError(f"multipv must be from 1 to {MAX_MULTIPV}, not {multipv}")
     limits = {"depth": None if depth is None else int(depth),
               "nodes": None if nodes is None else int(nodes),
               "move_time": None if move_time is None else float(move_time)}
+    if multipv > 1:
+        limits["multipv"] = int(multipv)
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
@@ -1129,6 +1160,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     limit.add_argument("--depth", type=int, help=f"search depth (default {DEFAULT_DEPTH})")
     limit.add_argument("--nodes", type=int, help="nodes per position")
     limit.add_argument("--move-time", type=float, metavar="S", help="seconds per position")
+    p.add_argument("--multipv", type=int, default=1, metavar="N",
+                   help=f"record the N best moves of each position with their scores and lines "
+                        f"(1 to {MAX_MULTIPV}; default 1); a played move outside them is still "
+                        f"searched alone")
     p.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
     p.add_argument("--output", "-o",
                    help="JSON Lines output, '-' for stdout (default: FIRST_FILE.analysis.jsonl)")
@@ -1154,7 +1189,8 @@ def run(args: argparse.Namespace) -> int:
     2 for a usage or output error, 130 when interrupted."""
     try:
         summary = analyse(args.files, variant=args.variant, depth=args.depth, nodes=args.nodes,
-                          move_time=args.move_time, workers=args.workers, output=args.output,
+                          move_time=args.move_time, multipv=args.multipv,
+                          workers=args.workers, output=args.output,
                           pdn_output=args.pdn_output, resume=args.resume,
                           scheduler=args.scheduler, fmt=args.fmt)
     except AnalysisInterrupted as exc:

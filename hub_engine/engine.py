@@ -80,6 +80,7 @@ class Engine:
         self._game_source: tuple | None = None    # (pos, notation, moves, game) of the last pos
         self._tt: TransTable | None = None
         self._searchers: list[Searcher] = []
+        self._lines: Searcher | None = None       # MultiPV's lines after the best, own table
         self._searchers_variant: str | None = None
         self._halt = threading.Event()
         self._ponder_hit = threading.Event()     # set while this move's clock runs
@@ -131,7 +132,8 @@ class Engine:
 
     # -- protocol: lifecycle ------------------------------------------------------------------
     def init(self) -> None:
-        """Allocate the transposition table and one searcher per thread (the heavy part)."""
+        """Allocate the transposition table and one searcher per thread (the heavy part); with
+        multipv > 1 also the searcher of the lines after the best, with a table of its own."""
         if self._tt is None:
             self._tt = TransTable(self.tt_log2)
         elif self._tt.log2 != self.tt_log2:
@@ -139,11 +141,15 @@ class Engine:
         weights = eval_weights(self.variant.name)
         self._searchers = [Searcher(self.variant.core_rules, self._tt, weights)
                            for _ in range(self.threads)]
+        self._lines = (Searcher(self.variant.core_rules, TransTable(self.tt_log2), weights)
+                       if self.multipv > 1 else None)
         self._searchers_variant = self.variant.name
 
     def _ready(self) -> None:
         if (self._tt is None or self._searchers_variant != self.variant.name
-                or len(self._searchers) != self.threads or self._tt.log2 != self.tt_log2):
+                or len(self._searchers) != self.threads or self._tt.log2 != self.tt_log2
+                or (self.multipv > 1 and self._lines is None)
+                or (self._lines is not None and self._lines.tt.log2 != self.tt_log2)):
             self.init()
 
     def new_game(self) -> None:
@@ -152,6 +158,9 @@ class Engine:
             self._tt.clear()
         for s in self._searchers:
             s.clear_heuristics()
+        if self._lines is not None:
+            self._lines.tt.clear()
+            self._lines.clear_heuristics()
 
     def set_position(self, pos: str | None, moves: list[str]) -> None:
         """Replace the game; on any error the previous game is kept unchanged.
@@ -220,6 +229,8 @@ class Engine:
         self._halt.set()
         for s in self._searchers:
             s.stop()
+        if self._lines is not None:
+            self._lines.stop()
 
     def ponder_hit(self) -> None:
         with self._lock:
@@ -280,6 +291,8 @@ class Engine:
     def _search(self, limits: Limits, mode: str, on_info: Callable[[Info], None]) -> SearchResult:
         self._ready()
         self._tt.new_search()
+        if self._lines is not None:
+            self._lines.tt.new_search()
         root = self.game.position
         legal = root.legal_moves()
         if not legal:
@@ -315,9 +328,13 @@ class Engine:
         """Iterative deepening on the main searcher, helpers running lazy SMP beside it.
 
         With `multipv` N > 1 each iteration searches N lines: the best, then the best without
-        the first moves found so far, each with its own aspiration window (exact scores).
-        Their `info` lines (`multipv=k`) come worst first and the best last, so a client that
-        keeps only the last `info` line still sees the best line.
+        the first moves found so far, each with its own aspiration window (exact scores). The
+        lines after the best are searched by a searcher with its own table and heuristics, so
+        the best line is exactly the one multipv 1 finds; a later line that this second search
+        finds better than the best (search paths differ) is shown level with it, so the scores
+        stay ordered and the move played is the best line's. The `info` lines (`multipv=k`) come
+        worst first and the best last, so a client that keeps only the last `info` line still
+        sees the best line.
         """
         main = self._searchers[0]
         history = self.game.history_hashes()[:-1]
@@ -346,8 +363,10 @@ class Engine:
                     guess = guesses[k] if k < len(guesses) else score
                     exclude = [(pv[0].frm, pv[0].to, pv[0].captured, pv[0].promote)
                                for _s, pv, _m in lines]
-                    result, used = self._aspirate(main, root, depth, guess, history, counters,
-                                                  deadline, left, exclude)
+                    searcher = main if k == 0 else self._lines
+                    ceiling = lines[0][0] if lines else None
+                    result, used = self._aspirate(searcher, root, depth, guess, history,
+                                                  counters, deadline, left, exclude, ceiling)
                     nodes += used
                     it_score, pv_moves, done, mean_depth = result
                     pv = self._legal_pv(root, pv_moves)
@@ -358,7 +377,7 @@ class Engine:
                         break
                 if not lines:
                     break
-                lines.sort(key=lambda line: -line[0])     # stable: ties keep search order
+                lines[1:] = sorted(lines[1:], key=lambda line: -line[0])   # the best stays first
                 it_score, pv, mean_depth = lines[0]
                 if completed or not best_pv or pv[0] != best_pv[0]:
                     prev = score
@@ -391,14 +410,18 @@ class Engine:
 
     def _aspirate(self, searcher: Searcher, root: Position, depth: int, guess: int,
                   history: list, counters: tuple, deadline: float, node_limit: int,
-                  exclude: list | None = None):
+                  exclude: list | None = None, ceiling: int | None = None):
         """One iteration with an aspiration window around the last score (root moves in
-        `exclude` left out)."""
+        `exclude` left out). With a `ceiling`, a score above it is not searched for: the
+        result is then `ceiling` (MultiPV's later lines are never shown above the best)."""
         delta = ASPIRATION
+        top = INF if ceiling is None else ceiling + 1
         if depth >= 4 and abs(guess) < MATE - 1000:
-            alpha, beta = guess - delta, guess + delta
+            alpha, beta = guess - delta, min(guess + delta, top)
+            if alpha >= beta:
+                alpha = beta - delta
         else:
-            alpha, beta = -INF, INF
+            alpha, beta = -INF, top
         used = 0
         while True:
             if depth > 1 and self._halt.is_set():
@@ -411,13 +434,15 @@ class Engine:
                 return (score, pv, False, mean_depth), used
             if score <= alpha and alpha > -INF:
                 alpha = max(-INF, score - delta)
+            elif score >= beta and beta == top and ceiling is not None:
+                return (ceiling, pv, True, mean_depth), used
             elif score >= beta and beta < INF:
-                beta = min(INF, score + delta)
+                beta = min(top, score + delta)
             else:
                 return (score, pv, True, mean_depth), used
             delta *= 3
             if delta > 400:
-                alpha, beta = -INF, INF
+                alpha, beta = -INF, top
 
     def _deadline(self) -> float:
         if self._budget.hard is None or not self._ponder_hit.is_set():

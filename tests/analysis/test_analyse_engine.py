@@ -14,6 +14,7 @@ pytest.importorskip("hub_engine.engine", reason="the engine (compiled search) is
 from test_analyse_pipeline import EXPECTED_GAMES, GAMES, by_key, check_record, lines  # noqa: E402
 
 from hub_engine import analyse as an  # noqa: E402
+from hub_engine.position import Position  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent.parent
@@ -95,3 +96,41 @@ def test_command_line(tmp_path):
     assert proc.returncode == 0, proc.stderr
     recs = [json.loads(x) for x in proc.stdout.splitlines()]
     assert len(recs) == 2 and all(r["variant"] == "italian" for r in recs)
+
+
+def test_multipv_records_the_best_lines_and_scores_played_moves_exactly(tmp_path, pool_run):
+    out = tmp_path / "multipv.jsonl"
+    summary = an.analyse([GAMES], depth=4, workers=1, output=out, multipv=3, errors_to=None)
+    recs = lines(out)
+    assert summary["analysed"] == len(recs) and summary["failed"] == 0
+    single = by_key(pool_run[1])
+    outside = 0
+    for rec in recs:
+        check_record(rec)
+        if rec.get("result") == "loss":
+            continue
+        legal = Position.from_hub(rec["variant"], rec["position"]).legal_moves()
+        lines_ = rec["multipv"]
+        assert len(lines_) == min(3, len(legal)), rec
+        assert [x["move"] for x in lines_] == list(dict.fromkeys(x["move"] for x in lines_))
+        assert lines_[0]["move"] == rec["best"] and lines_[0]["score"] == rec["score"]
+        assert lines_[0]["pv"] == rec["pv"]
+        scores = [x["score"] for x in lines_]
+        assert scores == sorted(scores, reverse=True)
+        assert rec["limits"]["multipv"] == 3
+        # the best line is what the one-line analysis found
+        one = single[(rec["game"], rec["ply"])]
+        assert (rec["best"], rec["score"]) == (one["best"], one["score"])
+        if rec["played"] is not None:
+            by_move = {x["move"]: x["score"] for x in lines_}
+            if rec["played"] in by_move:
+                assert rec["played_score"] == by_move[rec["played"]]
+            else:
+                outside += 1          # searched alone, as in the one-line analysis
+                assert rec["played_score"] == one["played_score"]
+    assert outside > 0
+
+
+def test_multipv_out_of_range_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="multipv"):
+        an.analyse([GAMES], depth=2, workers=1, output=tmp_path / "x.jsonl", multipv=0)
