@@ -203,8 +203,7 @@ def test_a_clock_keeps_its_deficit_so_small_overruns_add_up():
                        "--engine2", f"{FAKE} slow 0.12", "--games", "2", "--time", "0.05",
                        "--inc", "0.1", "--tolerance", "0.05")
     assert results == [1.0, 1.0], out
-    assert out.count("engine2: time (") == 4, out
-    assert "s on the clock)" in out
+    assert out.count("engine2: time (") == 4, out    # late, or cut off when the clock ran out
 
 
 def test_time_odds_options():
