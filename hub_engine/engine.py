@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import re
 import threading
 import time
+from dataclasses import replace
 from typing import Callable
 
 from loguru import logger
 
-from hub_engine import __version__
+from hub_engine import __version__, skill
 from hub_engine.core import INF, MATE, Searcher, TransTable, eval_weights, score_to_hub
 from hub_engine.position import Game, IllegalMoveError, Position
 from hub_engine.timeman import Budget, Overhead, Stability, budget
@@ -76,6 +78,11 @@ class Engine:
         self.threads = 1
         self.ponder = False
         self.multipv = 1
+        self.skill = skill.MAX_SKILL
+        self._rng = random.Random()                # skill levels' choices
+        self._last_lines: list = []                # the last completed iteration's lines
+        self._last_depth = 0
+        self._last_info = Info()                   # the last `info` reported
         self.game = Game(self.variant)
         self._game_source: tuple | None = None    # (pos, notation, moves, game) of the last pos
         self._tt: TransTable | None = None
@@ -106,6 +113,7 @@ class Engine:
             ParamSpec("threads", "int", self.threads, min=1, max=MAX_THREADS),
             ParamSpec("ponder", "bool", self.ponder),
             ParamSpec("multipv", "int", self.multipv, min=1, max=MAX_MULTIPV),
+            ParamSpec("skill", "int", self.skill, min=1, max=skill.MAX_SKILL),
         ]
 
     def set_param(self, name: str, value: str) -> None:
@@ -127,6 +135,8 @@ class Engine:
             self.ponder = parse_bool(value)
         elif name == "multipv":
             self.multipv = parse_int(name, value, 1, MAX_MULTIPV)
+        elif name == "skill":
+            self.skill = parse_int(name, value, 1, skill.MAX_SKILL)
         else:
             logger.debug("ignoring unknown parameter {}={}", name, value)
 
@@ -142,13 +152,17 @@ class Engine:
         self._searchers = [Searcher(self.variant.core_rules, self._tt, weights)
                            for _ in range(self.threads)]
         self._lines = (Searcher(self.variant.core_rules, TransTable(self.tt_log2), weights)
-                       if self.multipv > 1 else None)
+                       if self._wants_lines() else None)
         self._searchers_variant = self.variant.name
+
+    def _wants_lines(self) -> bool:
+        """Whether searches need more than one line (MultiPV, or a skill level's candidates)."""
+        return self.multipv > 1 or self.skill < skill.MAX_SKILL
 
     def _ready(self) -> None:
         if (self._tt is None or self._searchers_variant != self.variant.name
                 or len(self._searchers) != self.threads or self._tt.log2 != self.tt_log2
-                or (self.multipv > 1 and self._lines is None)
+                or (self._wants_lines() and self._lines is None)
                 or (self._lines is not None and self._lines.tt.log2 != self.tt_log2)):
             self.init()
 
@@ -311,7 +325,10 @@ class Engine:
             else:
                 self._state = "running"
                 self._start_clock(None if mode == "ponder" else limits.issued)
-        pv = self._deepen(root, limits, mode, on_info)
+        weak = self.skill < skill.MAX_SKILL and mode != "analyze"
+        pv = self._deepen(root, limits, mode, on_info, weak)
+        if weak:
+            pv = self._skill_choice(pv, on_info)
         unlimited = limits.is_unlimited()
         if mode == "ponder" or unlimited:
             # a search that finished early (MAX_DEPTH or a proven result) waits: with no limit
@@ -323,8 +340,23 @@ class Engine:
         ponder = pv[1].hub(self.notation) if len(pv) > 1 else None
         return SearchResult(best.hub(self.notation), ponder)
 
+    def _skill_choice(self, pv: list, on_info: Callable[[Info], None]) -> list:
+        """A skill level's move among the last iteration's lines; when it is not the best line,
+        one more `info` shows the chosen line (a client keeps the last one)."""
+        lines = self._last_lines
+        if len(lines) <= 1:
+            return pv
+        k = skill.choose([score_to_hub(line[0]) for line in lines], self.skill, self._rng)
+        if k == 0:
+            return pv
+        line_score, chosen, mean_depth = lines[k]
+        on_info(replace(self._last_info, depth=self._last_depth, mean_depth=mean_depth,
+                        score=score_to_hub(line_score), multipv=None,
+                        pv=[m.hub(self.notation) for m in chosen]))
+        return chosen
+
     def _deepen(self, root: Position, limits: Limits, mode: str,
-                on_info: Callable[[Info], None]) -> list:
+                on_info: Callable[[Info], None], weak: bool = False) -> list:
         """Iterative deepening on the main searcher, helpers running lazy SMP beside it.
 
         With `multipv` N > 1 each iteration searches N lines: the best, then the best without
@@ -340,7 +372,12 @@ class Engine:
         history = self.game.history_hashes()[:-1]
         counters = self.game.counters
         max_depth, node_limit = search_bounds(limits)
-        n_lines = max(1, min(self.multipv, len(root.legal_moves())))
+        wanted = max(self.multipv, skill.CANDIDATES if weak else 1)
+        n_lines = max(1, min(wanted, len(root.legal_moves())))
+        cap = skill.node_budget(self.skill) if weak else None
+        if cap is not None:
+            node_limit = min(node_limit, cap) if node_limit else cap
+        self._last_lines = []
         helpers = self._start_helpers(root, history, counters, max_depth)
         t0 = time.monotonic()
         nodes = 0
@@ -383,8 +420,10 @@ class Engine:
                     prev = score
                     best_pv, score = pv, it_score
                     self._best = best_pv
-                    self._report(on_info, depth, lines if completed else lines[:1],
+                    self._report(on_info, depth, lines[:self.multipv] if completed else lines[:1],
                                  nodes + sum(h.nodes for h in helpers), t0)
+                if completed or not self._last_lines:
+                    self._last_lines, self._last_depth = lines, depth
                 if not completed:
                     break
                 guesses = [line[0] for line in lines]
@@ -403,10 +442,11 @@ class Engine:
         nps = nodes / elapsed if elapsed > 0 else None
         for k in range(len(lines), 0, -1):
             line_score, pv, mean_depth = lines[k - 1]
-            on_info(Info(depth=depth, mean_depth=mean_depth, score=score_to_hub(line_score),
-                         nodes=nodes, time=elapsed, nps=nps,
-                         pv=[m.hub(self.notation) for m in pv],
-                         multipv=k if self.multipv > 1 else None))
+            self._last_info = Info(depth=depth, mean_depth=mean_depth,
+                                   score=score_to_hub(line_score), nodes=nodes, time=elapsed,
+                                   nps=nps, pv=[m.hub(self.notation) for m in pv],
+                                   multipv=k if self.multipv > 1 else None)
+            on_info(self._last_info)
 
     def _aspirate(self, searcher: Searcher, root: Position, depth: int, guess: int,
                   history: list, counters: tuple, deadline: float, node_limit: int,
