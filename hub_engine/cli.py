@@ -153,6 +153,7 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
 
     from hub_engine import analyse, match
     from hub_engine.bench import DEFAULT_DEPTH
+    from hub_engine.report import command as report_command
     from hub_engine.variants import VARIANTS
 
     perft = sub.add_parser("perft", help="count leaf positions (duplicate capture paths merged)")
@@ -173,6 +174,7 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
                        help=f"search threads, 1 to {cores} (the cores of this machine)")
     analyse.add_parser(sub)
     match.add_parser(sub)
+    report_command.add_parser(sub)
     return p
 
 

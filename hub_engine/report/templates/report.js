@@ -1,0 +1,481 @@
+"use strict";
+// The report's script: draws the one game on screen from its JSON block (parsed when opened).
+// Evaluations are shown from White's side: + White is better, - Black is better, in men.
+(() => {
+  const META = JSON.parse(document.getElementById("report-meta").textContent);
+  const F = {};
+  META.fields.forEach((name, i) => { F[name] = i; });
+  const NAG = {inaccuracy: "?!", mistake: "?", blunder: "??"};
+  const COLUMN = {record: 2, hub: 3, algebraic: 4};     // where a square's names sit in its row
+  const SQ = 50;                                         // board square size in SVG units
+  const GW = 800, GH = 180, GP = 12;                     // graph size and padding
+  const summary = document.getElementById("summary");
+  const view = document.getElementById("game");
+  const nav = document.getElementById("nav");
+  const cache = new Map();
+  const state = {index: null, nodes: null, node: 0, flip: false,
+                 notation: loadPref("notation", "record")};
+
+  const GEO = {};
+  for (const [name, g] of Object.entries(META.variants)) {
+    const byHub = {};
+    g.squares.forEach((s, i) => { byHub[s[COLUMN.hub]] = i + 1; });
+    GEO[name] = Object.assign({byHub, keys: g.notations.map((n) => n[0])}, g);
+  }
+
+  function loadPref(name, fallback) {
+    try { return localStorage.getItem("hub-engine-report-" + name) || fallback; }
+    catch (e) { return fallback; }
+  }
+  function savePref(name, value) {
+    try { localStorage.setItem("hub-engine-report-" + name, value); } catch (e) { /* no storage */ }
+  }
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, (c) => (
+      {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  }
+  function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : ""; }
+
+  function nodesOf(i) {
+    if (!cache.has(i)) {
+      cache.set(i, JSON.parse(document.getElementById("c" + i).textContent).nodes);
+    }
+    return cache.get(i);
+  }
+
+  // --- notation: Hub move strings (as the records write them) in the chosen square names -----
+  function notationOf(g) { return g.keys.includes(state.notation) ? state.notation : g.keys[0]; }
+  function squareName(g, k) { return g.squares[k - 1][COLUMN[notationOf(g)]]; }
+  function parseMove(g, text) {
+    if (!text) return null;
+    const squares = text.split(/[-x]/).map((n) => g.byHub[n]);
+    if (squares.length < 2 || squares.some((k) => !k)) return null;
+    const capture = text.includes("x");
+    return {from: squares[0], to: squares[1], taken: capture ? squares.slice(2) : [], capture};
+  }
+  function moveText(g, text) {
+    if (!text) return "";
+    if (notationOf(g) === "hub") return text;
+    const m = parseMove(g, text);
+    if (!m) return text;
+    const a = squareName(g, m.from), b = squareName(g, m.to);
+    return a + (m.capture ? (/^[a-h]/.test(a) ? ":" : "x") : "-") + b;
+  }
+  function lineText(g, pv) { return pv ? pv.split(" ").map((m) => moveText(g, m)).join(" ") : ""; }
+
+  // --- scores: men from the side to move's view in the records; wins 100 - n/100, tables 90 - n/100
+  function whiteView(score, side) { return score == null ? null : (side === "black" ? -score : score); }
+  function winKind(s) {
+    const a = Math.abs(s);
+    return a >= 95 ? "win" : (a >= 50 ? "table" : null);
+  }
+  function fmtScore(s) {
+    if (s == null) return "-";
+    const a = Math.abs(s), who = s > 0 ? "White" : "Black", kind = winKind(s);
+    if (kind === "win") return `${who} wins in ${Math.round((100 - a) * 100)} plies`;
+    if (kind === "table") {
+      return a <= 90 ? `${who} wins (endgame table, ${Math.round((90 - a) * 100)} plies)`
+                     : `${who} wins (endgame table)`;
+    }
+    return (s > 0 ? "+" : (s < 0 ? "-" : "")) + a.toFixed(2);
+  }
+
+  // --- the board -------------------------------------------------------------------------------
+  function xy(g, k) {
+    const [x, y] = g.squares[k - 1];
+    return state.flip ? [7 - x, 7 - y] : [x, y];
+  }
+  function centre(g, k) { const [x, y] = xy(g, k); return [x * SQ + SQ / 2, y * SQ + SQ / 2]; }
+  function colourOf(g, ch) {
+    const second = g.first === "white" ? "black" : "white";
+    return ch === "w" || ch === "W" ? g.first : second;
+  }
+  function arrow(g, move, cls) {
+    const [x1, y1] = centre(g, move.from), [x2, y2] = centre(g, move.to);
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1, cut = 12;
+    const ex = x2 - (x2 - x1) * cut / len, ey = y2 - (y2 - y1) * cut / len;
+    return `<line class="arrow ${cls}" x1="${x1}" y1="${y1}" x2="${ex.toFixed(1)}" ` +
+           `y2="${ey.toFixed(1)}" marker-end="url(#ah-${cls})"/>`;
+  }
+  function marker(cls) {
+    return `<marker id="ah-${cls}" viewBox="0 0 10 10" refX="4" refY="5" markerWidth="3" ` +
+           `markerHeight="3" orient="auto"><path class="ah ${cls}" d="M0,0 L10,5 L0,10 z"/></marker>`;
+  }
+  function boardSvg(g, nd) {
+    const pos = nd[F.position], cls = nd[F.class] || "";
+    const played = parseMove(g, nd[F.played]), best = parseMove(g, nd[F.best]);
+    const out = ['<svg class="board" viewBox="0 0 400 400" xmlns="http://www.w3.org/2000/svg" ' +
+                 `role="img" aria-label="board" data-position="${esc(pos)}"><defs>`,
+                 ["best", "played", "inaccuracy", "mistake", "blunder"].map(marker).join(""),
+                 '</defs><rect class="light" width="400" height="400"/>'];
+    for (let k = 1; k <= 32; k++) {
+      const [x, y] = xy(g, k);
+      out.push(`<rect class="dark" data-square="${k}" x="${x * SQ}" y="${y * SQ}" ` +
+               `width="${SQ}" height="${SQ}"/>`);
+    }
+    if (played) {
+      for (const k of [played.from, played.to]) {
+        const [x, y] = xy(g, k);
+        out.push(`<rect class="hl ${cls}" x="${x * SQ}" y="${y * SQ}" width="${SQ}" height="${SQ}"/>`);
+      }
+    }
+    for (let k = 1; k <= 32; k++) {
+      const [x, y] = xy(g, k);
+      out.push(`<text class="lbl" data-square="${k}" x="${x * SQ + 3}" y="${y * SQ + 11}">` +
+               `${esc(squareName(g, k))}</text>`);
+    }
+    for (let k = 1; k <= 32; k++) {
+      const ch = pos[k];
+      if (ch === "e") continue;
+      const [cx, cy] = centre(g, k), king = ch === "W" || ch === "B";
+      out.push(`<g class="piece ${colourOf(g, ch)} ${king ? "king" : "man"}" data-square="${k}">` +
+               `<circle cx="${cx}" cy="${cy}" r="19"/>`);
+      if (king) {
+        out.push(`<circle class="ring" cx="${cx}" cy="${cy}" r="14"/><path class="crown" d="M${cx - 8} ` +
+                 `${cy + 5}V${cy - 4}L${cx - 4} ${cy}L${cx} ${cy - 7}L${cx + 4} ${cy}L${cx + 8} ` +
+                 `${cy - 4}V${cy + 5}Z"/>`);
+      }
+      out.push("</g>");
+    }
+    if (played) {
+      for (const k of played.taken) {
+        const [cx, cy] = centre(g, k);
+        out.push(`<path class="taken" d="M${cx - 8} ${cy - 8}L${cx + 8} ${cy + 8}M${cx + 8} ` +
+                 `${cy - 8}L${cx - 8} ${cy + 8}"/>`);
+      }
+    }
+    const same = nd[F.played] && nd[F.played] === nd[F.best];
+    if (played && !same) out.push(arrow(g, played, cls || "played"));
+    if (best) out.push(arrow(g, best, "best"));
+    out.push("</svg>");
+    return out.join("");
+  }
+
+  // --- the evaluation graph -------------------------------------------------------------------
+  function gx(i, n) { return n > 1 ? GP + i * (GW - 2 * GP) / (n - 1) : GW / 2; }
+  function gy(s) {
+    const v = winKind(s) ? Math.sign(s) : Math.tanh(s / 3);
+    return GH / 2 - v * (GH / 2 - GP);
+  }
+  function graphSvg(nodes) {
+    const n = nodes.length;
+    const out = [`<svg class="graph" viewBox="0 0 ${GW} ${GH}" xmlns="http://www.w3.org/2000/svg" ` +
+                 'role="img" aria-label="evaluation graph">',
+                 `<rect class="bg-white" width="${GW}" height="${GH / 2}"/>`,
+                 `<rect class="bg-black" y="${GH / 2}" width="${GW}" height="${GH / 2}"/>`];
+    for (const m of [1, 3, -1, -3]) {
+      const y = gy(m).toFixed(1);
+      out.push(`<line class="grid" x1="0" x2="${GW}" y1="${y}" y2="${y}"/>` +
+               `<text x="2" y="${(+y - 2).toFixed(1)}">${m > 0 ? "+" : ""}${m}</text>`);
+    }
+    out.push(`<line class="zero" x1="0" x2="${GW}" y1="${GH / 2}" y2="${GH / 2}"/>`);
+    let run = [];
+    const curves = [];
+    const points = [];
+    nodes.forEach((nd, i) => {
+      const s = whiteView(nd[F.score], nd[F.side]);
+      if (s == null) {
+        if (run.length) curves.push(run);
+        run = [];
+        return;
+      }
+      const x = gx(i, n), y = gy(s), kind = winKind(s), cls = nd[F.class] || "";
+      run.push(`${x.toFixed(1)},${y.toFixed(1)}`);
+      const label = nd[F.played] ? `${nd[F.label] || ""} ` : (nd[F.label] ? `${nd[F.label]} ` : "");
+      const title = `<title>${esc(label)}${esc(fmtScore(s))}${cls ? " (" + cls + ")" : ""}</title>`;
+      const a = `class="pt ${kind || ""} ${cls}" data-i="${i}"`;
+      if (kind === "win") {
+        const d = s > 0 ? 1 : -1;
+        points.push(`<polygon ${a} points="${x - 5},${y + 4 * d} ${x + 5},${y + 4 * d} ` +
+                    `${x},${y - 5 * d}">${title}</polygon>`);
+      } else if (kind === "table") {
+        points.push(`<polygon ${a} points="${x},${y - 5} ${x + 5},${y} ${x},${y + 5} ${x - 5},${y}">` +
+                    `${title}</polygon>`);
+      } else {
+        points.push(`<circle ${a} cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${cls ? 4.5 : 2.5}">` +
+                    `${title}</circle>`);
+      }
+    });
+    if (run.length) curves.push(run);
+    for (const c of curves) out.push(`<polyline class="curve" points="${c.join(" ")}"/>`);
+    out.push(`<line class="cursor" x1="0" x2="0" y1="0" y2="${GH}"/>`);
+    out.push(points.join(""), "</svg>");
+    return out.join("");
+  }
+
+  // --- the panels -----------------------------------------------------------------------------
+  function movesHtml(g, c, nodes) {
+    const out = [];
+    nodes.forEach((nd, i) => {
+      const cls = nd[F.class] || "";
+      if (c.kind === "positions") {
+        out.push(`<span class="mv" data-i="${i}">${esc(nd[F.label])}: ` +
+                 `${esc(moveText(g, nd[F.best]))}</span> `);
+        return;
+      }
+      const played = nd[F.played];
+      if (!played) {
+        if (i === nodes.length - 1) {
+          out.push(`<span class="mv end" data-i="${i}">${esc(c.tags.Result || "end")}</span>`);
+        }
+        return;
+      }
+      const label = nd[F.label] || "";
+      const prev = nodes[i - 1];
+      const follows = prev && prev[F.played] && prev[F.ply] === nd[F.ply] - 1 &&
+                      !(prev[F.label] || "").endsWith("...");
+      if (label && !(label.endsWith("...") && follows)) {
+        out.push(`<span class="num">${esc(label)}</span> `);
+      }
+      out.push(`<span class="mv ${cls}" data-i="${i}">${esc(moveText(g, played))}` +
+               `${NAG[cls] || ""}</span> `);
+    });
+    return out.join("");
+  }
+
+  function linesOf(nd) {
+    if (nd[F.multipv] && nd[F.multipv].length) return nd[F.multipv];
+    return nd[F.best] ? [[nd[F.best], nd[F.score], nd[F.pv]]] : [];
+  }
+
+  function infoHtml(g, c, nd) {
+    const side = nd[F.side], cls = nd[F.class], played = nd[F.played];
+    const out = [];
+    let where;
+    if (c.kind === "positions") where = `${esc(nd[F.label])}, ${esc(cap(side))} to move`;
+    else if (played) where = `Move ${esc(nd[F.label] || nd[F.ply])}, ${esc(cap(side))} to move`;
+    else where = `Final position, ${esc(cap(side))} to move`;
+    out.push(`<div class="where">${where}</div>`);
+    if (played) {
+      let p = `Played <b class="${cls || ""}">${esc(moveText(g, played))}${NAG[cls] || ""}</b>`;
+      if (cls) p += ` <span class="${cls}">${cls}</span>`;
+      if (nd[F.loss] != null) p += `, loss ${nd[F.loss].toFixed(2)} men`;
+      if (nd[F.played_score] != null) p += `; after it ${esc(fmtScore(whiteView(nd[F.played_score], side)))}`;
+      out.push(`<div class="played">${p}</div>`);
+    }
+    if (nd[F.score] != null) {
+      let e = `Evaluation <b>${esc(fmtScore(whiteView(nd[F.score], side)))}</b>`;
+      if (nd[F.depth] != null) e += ` <span class="hint">depth ${nd[F.depth]}`;
+      if (nd[F.nodes] != null) e += `, ${nd[F.nodes].toLocaleString("en")} nodes`;
+      if (nd[F.depth] != null) e += "</span>";
+      out.push(`<div class="eval">${e}</div>`);
+    } else {
+      out.push('<div class="eval hint">Not analysed.</div>');
+    }
+    const lines = linesOf(nd);
+    if (lines.length) {
+      const rows = lines.map((l, k) => (
+        `<tr class="${l[0] === played ? "is-played" : ""}"><td class="n">${k + 1}</td>` +
+        `<td class="${k === 0 ? "best" : ""}">${esc(moveText(g, l[0]))}</td>` +
+        `<td class="n">${esc(fmtScore(whiteView(l[1], side)))}</td>` +
+        `<td class="line">${esc(lineText(g, l[2]))}</td></tr>`));
+      if (played && !lines.some((l) => l[0] === played) && nd[F.played_score] != null) {
+        rows.push(`<tr class="is-played"><td class="n">played</td><td>${esc(moveText(g, played))}</td>` +
+                  `<td class="n">${esc(fmtScore(whiteView(nd[F.played_score], side)))}</td><td></td></tr>`);
+      }
+      out.push(`<table class="lines"><thead><tr><th class="n">#</th><th>best ${lines.length > 1 ?
+               "moves" : "move"}</th><th class="n">evaluation</th><th>engine line</th></tr></thead>` +
+               `<tbody>${rows.join("")}</tbody></table>`);
+    }
+    return out.join("");
+  }
+
+  function errorsHtml(g, nodes) {
+    const items = [];
+    nodes.forEach((nd, i) => {
+      const cls = nd[F.class];
+      if (!cls || !nd[F.played]) return;
+      items.push(`<li class="${cls}" data-i="${i}">${esc(nd[F.label] || "")} ` +
+                 `${esc(moveText(g, nd[F.played]))}${NAG[cls]} ${cls} by ${esc(cap(nd[F.side]))}, ` +
+                 `loss ${nd[F.loss] != null ? nd[F.loss].toFixed(2) : "?"}; best ` +
+                 `${esc(moveText(g, nd[F.best]))}</li>`);
+    });
+    if (!items.length) return '<p class="hint">No inaccuracy, mistake or blunder.</p>';
+    return `<ol>${items.join("")}</ol>`;
+  }
+
+  function qualityHtml(c) {
+    if (!c.quality) return "";
+    return Object.entries(c.quality).map(([side, q]) => {
+      const [moves, avg, i, m, b] = q;
+      return `<span>${cap(side)}: ${moves} moves, average loss ${avg == null ? "-" : avg.toFixed(2)}` +
+             (i ? `, <b class="inaccuracy">${i}?!</b>` : "") + (m ? `, <b class="mistake">${m}?</b>` : "") +
+             (b ? `, <b class="blunder">${b}??</b>` : "") + "</span>";
+    }).join("");
+  }
+
+  function headHtml(c) {
+    const t = c.tags;
+    const bits = [];
+    if (c.kind === "game") {
+      bits.push(`White ${esc(t.White || "?")}`, `Black ${esc(t.Black || "?")}`);
+      if (t.Result) bits.push(`result ${esc(t.Result)}`);
+      for (const k of ["Event", "Site", "Date", "Round"]) if (t[k] && t[k] !== "?") bits.push(esc(t[k]));
+    }
+    bits.push(esc(c.variant), esc(c.id));
+    return `<div class="game-head"><h2>${esc(c.title)}</h2><div class="tags">${bits.join(" &middot; ")}` +
+           `</div><div class="quality">${qualityHtml(c)}</div></div>`;
+  }
+
+  function controlsHtml(g) {
+    const options = g.notations.map(([key, title]) => (
+      `<option value="${key}"${key === notationOf(g) ? " selected" : ""}>${esc(title)}</option>`));
+    return '<div class="controls"><button data-go="first" title="first (Home)">|&lt;</button>' +
+           '<button data-go="prev" title="previous (left arrow)">&lt;</button>' +
+           '<button data-go="next" title="next (right arrow)">&gt;</button>' +
+           '<button data-go="last" title="last (End)">&gt;|</button>' +
+           '<button data-go="flip" title="turn the board round">flip</button>' +
+           `<label>squares <select class="notation">${options.join("")}</select></label></div>`;
+  }
+
+  // --- showing a game and moving through it ---------------------------------------------------
+  function renderGame() {
+    const c = META.collections[state.index], g = GEO[c.variant], nodes = state.nodes;
+    view.innerHTML = headHtml(c) +
+      `<div class="game-body"><div class="board-box">${controlsHtml(g)}<div class="board-slot"></div>` +
+      '<p class="hint">Arrows: the engine\'s best move (green) and the move played. ' +
+      "Left/right arrow keys step through.</p></div>" +
+      '<div><div class="info"></div><div class="graph-box">' + graphSvg(nodes) + "</div>" +
+      '<p class="hint">Evaluation in men from White\'s side (+ White is better); ' +
+      "&#9650; a win found by the search, &#9670; a win from the endgame table. " +
+      "Click a point to see its position.</p>" +
+      `<div class="moves">${movesHtml(g, c, nodes)}</div>` +
+      `<div class="errors"><h3>Inaccuracies, mistakes and blunders</h3>${errorsHtml(g, nodes)}</div>` +
+      "</div></div>";
+    view.dataset.collection = String(state.index);
+  }
+
+  function select(i) {
+    const nodes = state.nodes;
+    if (!nodes || !nodes.length) return;
+    i = Math.max(0, Math.min(nodes.length - 1, i));
+    state.node = i;
+    const c = META.collections[state.index], g = GEO[c.variant], nd = nodes[i];
+    view.querySelector(".board-slot").innerHTML = boardSvg(g, nd);
+    view.querySelector(".info").innerHTML = infoHtml(g, c, nd);
+    const cursor = view.querySelector("svg.graph .cursor");
+    const x = gx(i, nodes.length).toFixed(1);
+    cursor.setAttribute("x1", x);
+    cursor.setAttribute("x2", x);
+    for (const el of view.querySelectorAll(".moves .cur")) el.classList.remove("cur");
+    const mv = view.querySelector(`.moves .mv[data-i="${i}"]`);
+    if (mv) {
+      mv.classList.add("cur");
+      const box = mv.parentElement;
+      if (mv.offsetTop < box.scrollTop || mv.offsetTop > box.scrollTop + box.clientHeight - 20) {
+        box.scrollTop = mv.offsetTop - box.clientHeight / 2;
+      }
+    }
+    view.dataset.node = String(i);
+    history.replaceState(null, "", `#game=${state.index}&node=${i}`);
+  }
+
+  function showGame(index, node) {
+    if (state.index !== index) {
+      state.index = index;
+      state.nodes = nodesOf(index);
+      renderGame();
+    }
+    summary.hidden = true;
+    view.hidden = false;
+    renderNav();
+    select(node);
+  }
+
+  function showSummary() {
+    view.hidden = true;
+    summary.hidden = false;
+    renderNav();
+  }
+
+  function renderNav() {
+    const n = META.collections.length;
+    if (view.hidden) {
+      nav.innerHTML = `<span>${n} page${n === 1 ? "" : "s"}</span>`;
+      return;
+    }
+    const i = state.index;
+    nav.innerHTML = '<a href="#summary">Summary</a>' +
+      `<button data-page="${i - 1}"${i > 0 ? "" : " disabled"}>&lt; previous</button>` +
+      `<span>${i + 1} / ${n}</span>` +
+      `<button data-page="${i + 1}"${i + 1 < n ? "" : " disabled"}>next &gt;</button>`;
+  }
+
+  function route() {
+    const h = new URLSearchParams(location.hash.slice(1));
+    const index = parseInt(h.get("game"), 10);
+    if (Number.isInteger(index) && index >= 0 && index < META.collections.length) {
+      const node = parseInt(h.get("node") || "0", 10);
+      showGame(index, Number.isInteger(node) ? node : 0);
+    } else {
+      showSummary();
+    }
+  }
+
+  function step(where) {
+    const last = state.nodes.length - 1;
+    const to = {first: 0, prev: state.node - 1, next: state.node + 1, last}[where];
+    select(to);
+  }
+
+  view.addEventListener("click", (e) => {
+    const go = e.target.closest("[data-go]");
+    if (go) {
+      if (go.dataset.go === "flip") {
+        state.flip = !state.flip;
+        select(state.node);
+      } else {
+        step(go.dataset.go);
+      }
+      return;
+    }
+    const item = e.target.closest("[data-i]");
+    if (item && !item.closest("svg.graph")) {
+      select(parseInt(item.dataset.i, 10));
+      return;
+    }
+    const graph = e.target.closest("svg.graph");
+    if (graph) {
+      if (item) { select(parseInt(item.dataset.i, 10)); return; }
+      const r = graph.getBoundingClientRect(), n = state.nodes.length;
+      const x = (e.clientX - r.left) * GW / r.width;
+      select(n > 1 ? Math.round((x - GP) * (n - 1) / (GW - 2 * GP)) : 0);
+    }
+  });
+  view.addEventListener("change", (e) => {
+    if (e.target.matches("select.notation")) {
+      state.notation = e.target.value;
+      savePref("notation", state.notation);
+      const node = state.node;
+      renderGame();
+      select(node);
+    }
+  });
+  nav.addEventListener("click", (e) => {
+    const b = e.target.closest("[data-page]");
+    if (b) location.hash = `game=${b.dataset.page}`;
+  });
+  document.addEventListener("keydown", (e) => {
+    if (view.hidden || !state.nodes || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.target.closest && e.target.closest("select, input, textarea")) return;
+    const keys = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"};
+    if (keys[e.key]) {
+      e.preventDefault();
+      step(keys[e.key]);
+    }
+  });
+  window.addEventListener("hashchange", route);
+
+  try {
+    route();
+    document.documentElement.dataset.ready = "1";
+  } catch (err) {
+    document.documentElement.dataset.error = String(err);
+    const p = document.createElement("p");
+    p.className = "error";
+    p.textContent = `This report could not be shown: ${err}`;
+    document.querySelector("main").prepend(p);
+    throw err;
+  }
+  if (window.performance && performance.mark) performance.mark("report-ready");
+})();
