@@ -117,6 +117,10 @@ def _counts(q: stats.Quality) -> str:
     return "".join(f'<td class="n {c}">{q.counts[c] or ""}</td>' for c in CLASSES)
 
 
+def _plural(word: str, n: int) -> str:
+    return word if n == 1 else (word[:-1] + "ies" if word.endswith("y") else word + "s")
+
+
 def _table(head: str, rows: list[str], cls: str) -> str:
     return f'<table class="{cls}"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
@@ -130,9 +134,9 @@ def summary_html(cols: list[Collection], tags: dict[str, dict[str, str]]) -> str
     total = stats.totals(cols)
     positions = sum(len([r for r in c.records if not r.get("computed")]) for c in cols)
     parts.append(
-        f'<p class="totals">{len(games)} game{"s" * (len(games) != 1)}, {positions} '
-        f'position{"s" * (positions != 1)} analysed; {total.moves} played moves scored: '
-        + ", ".join(f'<span class="{c}">{total.counts[c]} {c}{"s" * (total.counts[c] != 1)}</span>'
+        f'<p class="totals">{len(games)} {_plural("game", len(games))}, {positions} '
+        f'{_plural("position", positions)} analysed; {total.moves} played moves scored: '
+        + ", ".join(f'<span class="{c}">{total.counts[c]} {_plural(c, total.counts[c])}</span>'
                     for c in CLASSES)
         + f'. Average loss per move {_loss(total.average) or "-"} men.</p>')
     if games:

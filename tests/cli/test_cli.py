@@ -18,7 +18,7 @@ from protocol.client import HubClient
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = engine_command()
-COMMANDS = ("hub", "perft", "bench", "analyse", "match")
+COMMANDS = ("hub", "perft", "bench", "analyse", "match", "report")
 
 
 def bare_env() -> dict[str, str]:

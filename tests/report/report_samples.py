@@ -8,8 +8,10 @@ import json
 import shutil
 from pathlib import Path
 
+from hub_engine import notation
 from hub_engine.analyse import analyse, classify, make_record
 from hub_engine.position import Position
+from hub_engine.variants import Variant
 
 DATA = Path(__file__).resolve().parents[1] / "analysis" / "data"
 
@@ -63,3 +65,16 @@ def game_records(variant: str, moves: list[str], game: str = "g.pdn#1",
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
+
+
+def seen_from_white(variant: Variant, k: int) -> tuple[int, int]:
+    """(column, row) of layout square k from White's side, worked out through the internal
+    squares (a1 = 0 at the first mover's lower left), mirrored boards flipped left-right and
+    english turned round: the way rules.md section 6 says the variants are drawn."""
+    s = notation.layout_to_internal(variant, k)
+    row, col = s // 4, 2 * (s % 4) + (s // 4) % 2
+    if variant.mirrored:
+        col = 7 - col
+    if variant.first_mover == "white":
+        return col, 7 - row
+    return 7 - col, row

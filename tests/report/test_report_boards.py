@@ -1,23 +1,12 @@
 """Boards as each variant's players draw them (rules.md section 6), checked against the notation
 module's own square numbering rather than against the report's formulas."""
 import pytest
+from report_samples import seen_from_white
 
 from hub_engine import notation
 from hub_engine.position import Position
 from hub_engine.report.boards import geometry, square_names, square_xy
 from hub_engine.variants import VARIANTS
-
-
-def seen_from_white(variant, k):
-    """(column, row) of layout square k from White's side, through the internal squares: a1 = 0
-    at the first mover's lower left, mirrored boards flipped left-right, english turned round."""
-    s = notation.layout_to_internal(variant, k)
-    row, col = s // 4, 2 * (s % 4) + (s // 4) % 2
-    if variant.mirrored:
-        col = 7 - col
-    if variant.first_mover == "white":
-        return col, 7 - row
-    return 7 - col, row
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))

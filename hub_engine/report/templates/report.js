@@ -105,7 +105,7 @@
     const pos = nd[F.position], cls = nd[F.class] || "";
     const played = parseMove(g, nd[F.played]), best = parseMove(g, nd[F.best]);
     const out = ['<svg class="board" viewBox="0 0 400 400" xmlns="http://www.w3.org/2000/svg" ' +
-                 `role="img" aria-label="board" data-position="${esc(pos)}"><defs>`,
+                 `role="img" aria-label="board" data-flipped="${state.flip ? 1 : 0}"><defs>`,
                  ["best", "played", "inaccuracy", "mistake", "blunder"].map(marker).join(""),
                  '</defs><rect class="light" width="400" height="400"/>'];
     for (let k = 1; k <= 32; k++) {
@@ -243,7 +243,7 @@
     const out = [];
     let where;
     if (c.kind === "positions") where = `${esc(nd[F.label])}, ${esc(cap(side))} to move`;
-    else if (played) where = `Move ${esc(nd[F.label] || nd[F.ply])}, ${esc(cap(side))} to move`;
+    else if (played) where = `Move ${esc(nd[F.label] || "")} ${esc(moveText(g, played))}, ${esc(cap(side))} to move`;
     else where = `Final position, ${esc(cap(side))} to move`;
     out.push(`<div class="where">${where}</div>`);
     if (played) {
@@ -273,8 +273,8 @@
         rows.push(`<tr class="is-played"><td class="n">played</td><td>${esc(moveText(g, played))}</td>` +
                   `<td class="n">${esc(fmtScore(whiteView(nd[F.played_score], side)))}</td><td></td></tr>`);
       }
-      out.push(`<table class="lines"><thead><tr><th class="n">#</th><th>best ${lines.length > 1 ?
-               "moves" : "move"}</th><th class="n">evaluation</th><th>engine line</th></tr></thead>` +
+      out.push('<table class="lines"><thead><tr><th class="n">#</th><th>move</th>' +
+               '<th class="n">evaluation</th><th>engine line</th></tr></thead>' +
                `<tbody>${rows.join("")}</tbody></table>`);
     }
     return out.join("");
@@ -391,7 +391,9 @@
   function renderNav() {
     const n = META.collections.length;
     if (view.hidden) {
-      nav.innerHTML = `<span>${n} page${n === 1 ? "" : "s"}</span>`;
+      const games = META.collections.filter((c) => c.kind === "game").length;
+      nav.innerHTML = `<span>${games} game${games === 1 ? "" : "s"}` +
+        (n > games ? `, ${n - games} page${n - games === 1 ? "" : "s"} of positions` : "") + "</span>";
       return;
     }
     const i = state.index;

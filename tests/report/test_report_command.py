@@ -1,0 +1,109 @@
+"""`hub-engine report` as a user runs it: output file, messages, exit status, same bytes."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from launchers import engine_command
+from report_samples import game_records, write_jsonl
+
+from hub_engine.report.command import default_output
+
+ENGINE = engine_command()
+PDN = '[White "Ann"]\n[Black "Bob"]\n[GameType "25"]\n[Result "1-0"]\n1. c3-d4 f6-g5 1-0\n'
+
+
+def report(*args: str, cwd: Path, seed: str = "0") -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONHASHSEED=seed)
+    return subprocess.run([*ENGINE, "report", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env=env)
+
+
+@pytest.fixture
+def analysis(tmp_path) -> Path:
+    """games/club.pdn and its analysis records in games/club.analysis.jsonl."""
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "club.pdn").write_text(PDN)
+    recs = game_records("russian", ["10-14", "23-20"], game="club.pdn#1", losses=[0, 1.3])
+    return write_jsonl(games / "club.analysis.jsonl", recs)
+
+
+def test_writes_the_report_next_to_the_analysis(analysis):
+    r = report(str(analysis), cwd=analysis.parent.parent)
+    assert (r.returncode, r.stderr) == (0, "")
+    page = analysis.with_suffix(".html")
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and '<td class="name">Ann</td>' in text
+    assert "<title>club.analysis.jsonl</title>" in text
+
+
+def test_output_title_and_pdn_options(analysis, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    moved = elsewhere / "renamed.jsonl"
+    analysis.rename(moved)
+    r = report(str(moved), "-o", "out.html", "--title", "Club night", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr == ("hub-engine report: club.pdn: not found, so its games are shown without "
+                        "players and result (give it with --pdn)\n")
+    assert "(no name)" in (tmp_path / "out.html").read_text()
+    r = report(str(moved), "-o", "out.html", "--title", "Club night", "--pdn",
+               str(tmp_path / "games" / "club.pdn"), cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "")
+    text = (tmp_path / "out.html").read_text()
+    assert "<title>Club night</title>" in text and '<td class="name">Bob</td>' in text
+
+
+def test_same_input_same_bytes_whatever_the_hash_seed(analysis, tmp_path):
+    pages = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"r{seed}.html"
+        r = report(str(analysis), "-o", str(out), cwd=tmp_path, seed=seed)
+        assert r.returncode == 0, r.stderr
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1]
+
+
+def test_bad_lines_are_reported_and_skipped(analysis, tmp_path):
+    good = analysis.read_text().splitlines()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([good[0], "{cut", json.dumps({"game": "x#1"}), *good[1:]]) + "\n")
+    r = report(str(bad), "-o", str(tmp_path / "bad.html"), "--pdn",
+               str(analysis.parent / "club.pdn"), cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        f"hub-engine report: {bad} line 2: not JSON (Expecting property name enclosed in double "
+        "quotes) (line skipped)",
+        f"hub-engine report: {bad} line 3: no variant (string) in the record (line skipped)"]
+    assert (tmp_path / "bad.html").exists()
+
+
+@pytest.mark.parametrize("content,message", [
+    (None, "hub-engine report: error: cannot read missing.jsonl: No such file or directory"),
+    ("", "hub-engine report: error: no analysis records in missing.jsonl"),
+    ("{oops\n", "hub-engine report: error: no analysis records in missing.jsonl"),
+])
+def test_no_report_without_records(tmp_path, content, message):
+    if content is not None:
+        (tmp_path / "missing.jsonl").write_text(content)
+    r = report("missing.jsonl", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[-1] == message
+    assert "Traceback" not in r.stderr and not (tmp_path / "missing.html").exists()
+
+
+def test_an_output_that_cannot_be_written(analysis, tmp_path):
+    r = report(str(analysis), "-o", str(tmp_path / "no" / "such" / "dir.html"), cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.startswith("hub-engine report: error: cannot write ")
+    assert "Traceback" not in r.stderr
+
+
+def test_default_output_names():
+    assert default_output("a/games.analysis.jsonl") == "a/games.analysis.html"
+    assert default_output("x.JSONL") == "x.html"
+    assert default_output("records.txt") == "records.txt.html"
