@@ -32,17 +32,21 @@ def build_report(records: Iterable[dict], tags: Mapping[str, Mapping[str, str]] 
 
     records = [check_record(r) for r in records]
     cols = collections(records)
+    own: dict[str, dict[str, str]] = {}
+    for rec in records:
+        t = record_tags(rec)
+        if t:
+            own.setdefault(rec["game"], {}).update(t)
     warnings: list[str] = []
-    if tags is None:
-        files = {c.file for c in cols if c.kind == "game" and split_game_id(c.id)}
+    if tags is None:        # the game files of the games whose records do not name the players
+        files = {c.file for c in cols if c.kind == "game" and split_game_id(c.id)
+                 and not {"White", "Black"} <= own.get(c.id, {}).keys()}
         found, warnings = read_tags(files, search_dirs, pdn_files,
                                     next((c.variant for c in cols), "brazilian"))
     else:
         found = {k: dict(v) for k, v in tags.items()}
-    for rec in records:
-        own = record_tags(rec)
-        if own:
-            found.setdefault(rec["game"], {}).update(own)
+    for gid, t in own.items():
+        found.setdefault(gid, {}).update(t)
     return render(cols, found, title), warnings
 
 

@@ -63,3 +63,16 @@ def test_pydraughts_short_game():
     finally:
         engine.quit()
         engine.kill_process()
+
+
+def test_report_templates_travel_inside(tmp_path):
+    """`report` reads its page templates from the executable's own data."""
+    (tmp_path / "g.pdn").write_text('[White "Ann"]\n[GameType "25"]\n1. c3-d4 f6-g5 *\n')
+    r = subprocess.run([EXE, "analyse", "g.pdn", "--depth", "2", "--workers", "1"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([EXE, "report", "g.analysis.jsonl"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (0, "")
+    text = (tmp_path / "g.analysis.html").read_text(encoding="utf-8")
+    assert '<td class="name">Ann</td>' in text and "svg.board" in text and "renderGame" in text

@@ -107,3 +107,18 @@ def test_default_output_names():
     assert default_output("a/games.analysis.jsonl") == "a/games.analysis.html"
     assert default_output("x.JSONL") == "x.html"
     assert default_output("records.txt") == "records.txt.html"
+
+
+def test_the_readme_command_makes_a_report_from_a_pdn_file(tmp_path):
+    """The README's one line (analyse, then report), run as written in a shell."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    line = readme.split("## Game report", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    command = line.split("#", 1)[0].strip()
+    assert command == "hub-engine analyse games.pdn && hub-engine report games.analysis.jsonl"
+    (tmp_path / "games.pdn").write_text(PDN)
+    env = dict(os.environ, PATH=str(Path(ENGINE[0]).parent) + os.pathsep + os.environ["PATH"])
+    r = subprocess.run(["sh", "-c", command], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "games.analysis.html").read_text(encoding="utf-8")
+    assert '<td class="name">Ann</td>' in text and '<td class="name">Bob</td>' in text

@@ -225,7 +225,7 @@
       const follows = prev && prev[F.played] && prev[F.ply] === nd[F.ply] - 1 &&
                       !(prev[F.label] || "").endsWith("...");
       if (label && !(label.endsWith("...") && follows)) {
-        out.push(`<span class="num">${esc(label)}</span> `);
+        out.push(`<span class="num">${esc(label)}</span>`);     // no break before its move
       }
       out.push(`<span class="mv ${cls}" data-i="${i}">${esc(moveText(g, played))}` +
                `${NAG[cls] || ""}</span> `);
