@@ -33,6 +33,11 @@ def default_output(first: str) -> str:
     return f"{root if ext.lower() in ('.jsonl', '.json', '.ndjson') else first}.html"
 
 
+def _error(message: str) -> int:
+    print(f"hub-engine report: error: {message}", file=sys.stderr)
+    return 2
+
+
 def run(args: argparse.Namespace) -> int:
     """0 when every line was shown, 1 when some lines or game files could not be read, 2 when no
     report was written."""
@@ -42,24 +47,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         records, errors = read_files(args.files)
     except OSError as exc:
-        print(f"hub-engine report: error: cannot read {exc.filename}: {exc.strerror}",
-              file=sys.stderr)
-        return 2
+        return _error(f"cannot read {exc.filename}: {exc.strerror}")
     for message in errors:
         print(f"hub-engine report: {message} (line skipped)", file=sys.stderr)
     if not records:
-        print(f"hub-engine report: error: no analysis records in {', '.join(args.files)}",
-              file=sys.stderr)
-        return 2
+        return _error(f"no analysis records in {', '.join(args.files)}")
     out = args.output or default_output(args.files[0])
     title = args.title or ", ".join(os.path.basename(f) for f in args.files)
     dirs = list(dict.fromkeys(os.path.dirname(os.path.abspath(f)) for f in args.files))
     try:
         warnings = write_report(records, out, title=title, search_dirs=dirs, pdn_files=args.pdn)
     except OSError as exc:
-        print(f"hub-engine report: error: cannot write {out}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 2
+        return _error(f"cannot write {out}: {exc.strerror or exc}")
     for message in warnings:
         print(f"hub-engine report: {message}", file=sys.stderr)
     return 1 if errors or warnings else 0
