@@ -66,10 +66,12 @@ def page_errors(driver) -> list[str]:
 
 
 def load_times(driver) -> dict[str, float]:
-    """Milliseconds from the start of navigation to DOMContentLoaded, load and the script's
-    `report-ready` mark (the page drawn)."""
+    """Milliseconds from the start of navigation to the first paint with content,
+    DOMContentLoaded, load and the script's `report-ready` mark (the page drawn)."""
     return driver.execute_script("""
         const n = performance.getEntriesByType("navigation")[0];
         const mark = performance.getEntriesByName("report-ready")[0];
-        return {dom: n.domContentLoadedEventEnd, load: n.loadEventEnd,
-                ready: mark ? mark.startTime : null};""")
+        const paint = performance.getEntriesByType("paint")
+            .find((e) => e.name === "first-contentful-paint");
+        return {paint: paint ? paint.startTime : null, dom: n.domContentLoadedEventEnd,
+                load: n.loadEventEnd, ready: mark ? mark.startTime : null};""")

@@ -305,4 +305,4 @@ def test_a_broken_report_is_caught(page, tmp_path):
             wait_ready(driver)
         driver.get(broken_script.as_uri())
         with pytest.raises(Exception):
-            wait_ready(driver, timeout=3)
+            wait_ready(driver, timeout=1.5)
