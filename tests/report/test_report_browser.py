@@ -152,6 +152,14 @@ def test_summary_lists_every_game_and_player(browser, records):
     text = browser.find_element("css selector", "#summary").text
     assert "Russian club game" in text
     assert "Position lists" in text and "positions.fen" in text
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    rows[1].find_elements("css selector", "td")[1].click()       # a row opens its game
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script(
+        "return document.getElementById('game').dataset.collection === '1'"))
+    browser.find_element("css selector", "#nav a[href='#summary']").click()
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_element("css selector", "#summary").is_displayed())
 
 
 def test_summary_counts_the_classes_per_player(browser, records):

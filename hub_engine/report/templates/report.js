@@ -340,7 +340,8 @@
       "&#9650; a win found by the search, &#9670; a win from the endgame table. " +
       "Click a point to see its position.</p>" +
       `<div class="moves">${movesHtml(g, c, nodes)}</div>` +
-      `<div class="errors"><h3>Inaccuracies, mistakes and blunders</h3>${errorsHtml(g, nodes)}</div>` +
+      (c.kind === "game" ? '<div class="errors"><h3>Inaccuracies, mistakes and blunders</h3>' +
+                           `${errorsHtml(g, nodes)}</div>` : "") +
       "</div></div>";
     view.dataset.collection = String(state.index);
   }
@@ -452,6 +453,10 @@
       renderGame();
       select(node);
     }
+  });
+  summary.addEventListener("click", (e) => {      // a whole row of the summary opens its page
+    const row = e.target.closest("tr[data-c]");
+    if (row && !e.target.closest("a")) location.hash = `game=${row.dataset.c}`;
   });
   nav.addEventListener("click", (e) => {
     const b = e.target.closest("[data-page]");
