@@ -19,7 +19,7 @@ from hub_engine.report.records import CLASSES, Collection
 
 # the order of a node's fields in the page data (the script reads them by these positions)
 NODE_FIELDS = ("ply", "label", "side", "position", "played", "best", "score", "pv",
-               "played_score", "loss", "class", "depth", "nodes", "multipv")
+               "played_score", "loss", "class", "depth", "nodes", "multipv", "result")
 NAGS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 TEMPLATE_FIELD = re.compile(r"@([A-Z]+)@")
 
@@ -81,7 +81,8 @@ def node(rec: dict) -> list:
             rec.get("best"), _number_or_none(rec.get("score")), " ".join(rec.get("pv") or []),
             _number_or_none(rec.get("played_score")), _number_or_none(rec.get("loss")),
             rec.get("class"), _number_or_none(rec.get("depth")),
-            _number_or_none(rec.get("nodes")), multipv_lines(rec)]
+            _number_or_none(rec.get("nodes")), multipv_lines(rec),
+            rec["result"] if isinstance(rec.get("result"), str) else None]
 
 
 def title_of(c: Collection, tags: dict[str, str]) -> str:
@@ -128,6 +129,28 @@ def _table(head: str, rows: list[str], cls: str) -> str:
 CLASS_HEADS = "".join(f'<th class="n {c}" title="{c}s">{NAGS[c]}</th>' for c in CLASSES)
 
 
+def limits_text(limits) -> str:
+    """`depth 12`, `100000 nodes`, `0.5 s a position` from a record's `limits`."""
+    if not isinstance(limits, dict):
+        return ""
+    parts = []
+    if limits.get("depth"):
+        parts.append(f"depth {limits['depth']}")
+    if limits.get("nodes"):
+        parts.append(f"{limits['nodes']} nodes")
+    if limits.get("move_time"):
+        parts.append(f"{limits['move_time']} s a position")
+    return ", ".join(parts)
+
+
+def engines_html(cols: list[Collection]) -> str:
+    """Which engine and limits computed the records (each pair once, sorted)."""
+    pairs = sorted({(str(r.get("engine") or ""), limits_text(r.get("limits")))
+                    for c in cols for r in c.records if not r.get("computed")})
+    said = [" at ".join(_e(x) for x in pair if x) for pair in pairs if any(pair)]
+    return f'<p class="engines">Analysed by {"; ".join(said)}.</p>' if said else ""
+
+
 def summary_html(cols: list[Collection], tags: dict[str, dict[str, str]]) -> str:
     games = [(i, c) for i, c in enumerate(cols) if c.kind == "game"]
     parts = [f'<section id="summary"><h2>Summary</h2>']
@@ -138,7 +161,7 @@ def summary_html(cols: list[Collection], tags: dict[str, dict[str, str]]) -> str
         f'{_plural("position", positions)} analysed; {total.moves} played moves scored: '
         + ", ".join(f'<span class="{c}">{total.counts[c]} {_plural(c, total.counts[c])}</span>'
                     for c in CLASSES)
-        + f'. Average loss per move {_loss(total.average) or "-"} men.</p>')
+        + f'. Average loss per move {_loss(total.average) or "-"} men.</p>' + engines_html(cols))
     if games:
         rows = []
         for name, q in stats.players([(c, tags.get(c.id, {})) for _i, c in games]):

@@ -82,10 +82,8 @@ def read_tags(files: Iterable[str], search_dirs: Iterable[str] = (), given: Iter
                             f"result (give it with --pdn)")
             continue
         try:
-            games = pdn.read_pdn_file(path, default_variant)
+            for gid, t in tags_of_games(pdn.iter_pdn_file(path, default_variant)).items():
+                tags[f"{file}#{gid.rpartition('#')[2]}"] = t
         except OSError as exc:
             warnings.append(f"{file}: cannot read {path}: {exc.strerror or exc}")
-            continue
-        for gid, t in tags_of_games(games).items():
-            tags[f"{file}#{gid.rpartition('#')[2]}"] = t
     return tags, warnings

@@ -52,7 +52,8 @@ def game_records(variant: str, moves: list[str], game: str = "g.pdn#1",
         res = {"best": best, "score": score, "pv": [best], "depth": 2, "nodes": 10 + ply,
                "played_score": None if played is None else round(score - (loss or 0), 2),
                "time": 0.01}
-        rec = make_record(task, res)
+        rec = make_record(task, res, {"depth": 2, "nodes": None, "move_time": None},
+                          "hub-engine test")
         assert rec["class"] == classify(rec["loss"])
         if extra:
             rec.update(extra)

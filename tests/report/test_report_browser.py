@@ -43,7 +43,9 @@ def records(tmp_path_factory) -> list[dict]:
     recs = analysed(d)
     recs += game_records("spanish", SPANISH, game="spanish.pdn#1", losses=[0, 0.5, 0, 1.5, 0, 3],
                          extra={"white": "Sp W", "black": "Sp B", "result": "2-0"})
-    return recs + _won_records()
+    over = dict(game_records("russian", [], game="over.pdn#1")[0], position="B" + "e" * 28 + "wwww",
+                side="black", best=None, pv=[], score=-100.0, result="loss", white="X", black="Y")
+    return recs + _won_records() + [over]
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +198,7 @@ def test_every_page_shows_its_moves_graph_and_boards(browser, records):
         assert len(points) == len(scored), c["id"]
 
         moves = browser.find_elements("css selector", "#game .moves .mv:not(.end)")
-        for j in sorted({0, len(moves) // 2, len(moves) - 1}):
+        for j in sorted({0, len(moves) // 2, len(moves) - 1}) if moves else ():
             moves[j].click()
             expect_board(browser, played[j])
             cur = browser.find_element("css selector", "#game .moves .mv.cur")
@@ -314,3 +316,12 @@ def test_a_broken_report_is_caught(page, tmp_path):
         driver.get(broken_script.as_uri())
         with pytest.raises(Exception):
             wait_ready(driver, timeout=1.5)
+
+
+def test_a_lost_final_position_says_so(browser):
+    index = [c["id"] for c in meta(browser)["collections"]].index("over.pdn#1")
+    open_page(browser, index)
+    info = browser.find_element("css selector", "#game .info").text
+    assert "Final position, Black to move: no legal move, lost" in info and "White has won." in info
+    assert len(browser.find_elements("css selector", "#game svg.graph .pt.win")) == 1
+    assert len(browser.find_elements("css selector", "#game svg.board .piece.white.man")) == 4

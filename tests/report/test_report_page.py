@@ -209,3 +209,11 @@ def test_multipv_reaches_the_page():
     _meta, nodes = page_data(build_report(recs, tags={})[0])
     assert nodes[0][0]["multipv"] == [["9-13", 0.2, "9-13"], ["11-15", 0.1, "11-15 22-18"]]
     assert nodes[0][1]["multipv"] is None
+
+
+def test_the_summary_says_which_engine_and_limits_made_the_records():
+    recs = game_records("russian", ["9-13"], game="e.pdn#1")
+    recs[0]["limits"] = {"depth": None, "nodes": None, "move_time": 0.5}
+    text, _w = build_report(recs, tags={})
+    assert ('<p class="engines">Analysed by hub-engine test at 0.5 s a position; '
+            'hub-engine test at depth 2.</p>') in text

@@ -72,7 +72,9 @@
   function fmtScore(s) {
     if (s == null) return "-";
     const a = Math.abs(s), who = s > 0 ? "White" : "Black", kind = winKind(s);
-    if (kind === "win") return `${who} wins in ${Math.round((100 - a) * 100)} plies`;
+    if (kind === "win") {
+      return a >= 100 ? `${who} has won` : `${who} wins in ${Math.round((100 - a) * 100)} plies`;
+    }
     if (kind === "table") {
       return a <= 90 ? `${who} wins (endgame table, ${Math.round((90 - a) * 100)} plies)`
                      : `${who} wins (endgame table)`;
@@ -244,6 +246,7 @@
     let where;
     if (c.kind === "positions") where = `${esc(nd[F.label])}, ${esc(cap(side))} to move`;
     else if (played) where = `Move ${esc(nd[F.label] || "")} ${esc(moveText(g, played))}, ${esc(cap(side))} to move`;
+    else if (nd[F.result] === "loss") where = `Final position, ${esc(cap(side))} to move: no legal move, lost`;
     else where = `Final position, ${esc(cap(side))} to move`;
     out.push(`<div class="where">${where}</div>`);
     if (played) {
@@ -253,7 +256,9 @@
       if (nd[F.played_score] != null) p += `; after it ${esc(fmtScore(whiteView(nd[F.played_score], side)))}`;
       out.push(`<div class="played">${p}</div>`);
     }
-    if (nd[F.score] != null) {
+    if (nd[F.result] === "loss") {
+      out.push(`<div class="eval">${esc(cap(side === "white" ? "black" : "white"))} has won.</div>`);
+    } else if (nd[F.score] != null) {
       let e = `Evaluation <b>${esc(fmtScore(whiteView(nd[F.score], side)))}</b>`;
       if (nd[F.depth] != null) e += ` <span class="hint">depth ${nd[F.depth]}`;
       if (nd[F.nodes] != null) e += `, ${nd[F.nodes].toLocaleString("en")} nodes`;
