@@ -140,6 +140,8 @@ def limits_text(limits) -> str:
         parts.append(f"{limits['nodes']} nodes")
     if limits.get("move_time"):
         parts.append(f"{limits['move_time']} s a position")
+    if isinstance(limits.get("multipv"), int) and limits["multipv"] > 1:
+        parts.append(f"{limits['multipv']} best moves")
     return ", ".join(parts)
 
 

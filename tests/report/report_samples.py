@@ -17,15 +17,16 @@ DATA = Path(__file__).resolve().parents[1] / "analysis" / "data"
 
 
 def analysed(directory: Path) -> list[dict]:
-    """The engine's records (depth 2) for copies of games.pdn, positions.fen and italian.hub in
-    `directory`, game ids naming the files there as given (relative names)."""
+    """The engine's records (depth 2) for copies of games.pdn, positions.fen and italian.hub (its
+    3 best moves) in `directory`; the game ids name the files by their paths there."""
     for name in ("games.pdn", "positions.fen", "italian.hub"):
         shutil.copy(DATA / name, directory / name)
     records = []
-    for files, variant in ((["games.pdn", "positions.fen"], "brazilian"), (["italian.hub"], "italian")):
+    runs = ((["games.pdn", "positions.fen"], "brazilian", 1), (["italian.hub"], "italian", 3))
+    for files, variant, multipv in runs:
         out = io.StringIO()
-        analyse([str(directory / f) for f in files], variant=variant, depth=2, workers=1, output=out,
-                errors_to=None)
+        analyse([str(directory / f) for f in files], variant=variant, depth=2, multipv=multipv,
+                workers=1, output=out, errors_to=None)
         records += [json.loads(line) for line in out.getvalue().splitlines()]
     return records
 

@@ -28,6 +28,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("png", help="where to save the picture")
     ap.add_argument("--depth", type=int, default=10, help="analysis depth (default 10)")
+    ap.add_argument("--multipv", type=int, default=3, help="best moves per position (default 3)")
     ap.add_argument("--game", type=int, default=1, help="game number in games.pdn (default 1)")
     ap.add_argument("--size", default="1200,860", help="window width,height (default 1200,860)")
     args = ap.parse_args()
@@ -36,7 +37,8 @@ def main() -> int:
         png = os.path.abspath(args.png)
         os.chdir(d)                  # the records name the game file as `games.pdn`
         out = io.StringIO()
-        analyse(["games.pdn"], depth=args.depth, workers=1, output=out, errors_to=None)
+        analyse(["games.pdn"], depth=args.depth, multipv=args.multipv, workers=1, output=out,
+                errors_to=None)
         records = [json.loads(line) for line in out.getvalue().splitlines()]
         page = Path(d) / "report.html"
         write_report(records, page, title="games.analysis.jsonl")

@@ -325,3 +325,17 @@ def test_a_lost_final_position_says_so(browser):
     assert "Final position, Black to move: no legal move, lost" in info and "White has won." in info
     assert len(browser.find_elements("css selector", "#game svg.graph .pt.win")) == 1
     assert len(browser.find_elements("css selector", "#game svg.board .piece.white.man")) == 4
+
+
+def test_the_engines_several_best_moves_are_listed(browser, records):
+    collections = meta(browser)["collections"]
+    index = next(i for i, c in enumerate(collections) if c["id"].endswith("italian.hub:1"))
+    open_page(browser, index)
+    recs = by_page(records, collections[index]["id"], "positions")
+    for j, rec in enumerate(recs):
+        assert len(rec["multipv"]) == 3
+        browser.find_elements("css selector", "#game .moves .mv")[j].click()
+        rows = browser.find_elements("css selector", "#game .info table.lines tbody tr")
+        pos = Position.from_hub("italian", rec["position"])
+        assert [r.find_elements("css selector", "td")[1].text for r in rows] == [
+            pdn.pdn_move_text(pos.parse_move(line["move"])) for line in rec["multipv"]]

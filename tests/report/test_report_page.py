@@ -213,7 +213,7 @@ def test_multipv_reaches_the_page():
 
 def test_the_summary_says_which_engine_and_limits_made_the_records():
     recs = game_records("russian", ["9-13"], game="e.pdn#1")
-    recs[0]["limits"] = {"depth": None, "nodes": None, "move_time": 0.5}
+    recs[0]["limits"] = {"depth": None, "nodes": None, "move_time": 0.5, "multipv": 3}
     text, _w = build_report(recs, tags={})
-    assert ('<p class="engines">Analysed by hub-engine test at 0.5 s a position; '
+    assert ('<p class="engines">Analysed by hub-engine test at 0.5 s a position, 3 best moves; '
             'hub-engine test at depth 2.</p>') in text
