@@ -1168,6 +1168,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--output", "-o",
                    help="JSON Lines output, '-' for stdout (default: FIRST_FILE.analysis.jsonl)")
     p.add_argument("--pdn-output", metavar="FILE", help="also write the games annotated as PDN")
+    p.add_argument("--report", metavar="HTML",
+                   help="also write the HTML report of all the output's records (as "
+                        "`hub-engine report OUTPUT -o HTML` does) once the analysis is done")
     p.add_argument("--no-resume", dest="resume", action="store_false",
                    help="start the output afresh instead of reusing the records already in it")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -1184,10 +1187,37 @@ def default_output(first: str) -> str:
     return f"{root}.analysis.jsonl"
 
 
+def _check_report_path(path: str | None, output: str | None) -> None:
+    """`--report` needs an output file to read back, and a directory to write into: said
+    before any work is done."""
+    if path is None:
+        return
+    if output == "-":
+        raise ValueError("--report needs the records in a file: give --output FILE, not '-'")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"cannot write the report {path}: no directory {folder}")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"cannot write the report {path}: {folder} is not writable")
+
+
+def write_run_report(output: str, report: str, inputs: list[str]) -> int:
+    """The HTML report of a finished run's records (`--report`); 0, or 1 with a warning."""
+    from hub_engine.report import write_report
+    from hub_engine.report.records import read_files
+
+    records, bad = read_files([output])
+    warnings = write_report(records, report, title=os.path.basename(output), pdn_files=inputs)
+    for line in [*bad, *warnings]:
+        print(f"hub-engine analyse: warning: {line}", file=sys.stderr)
+    return 1 if bad or warnings else 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the `analyse` command: 0 when all went well, 1 when some input or search failed,
     2 for a usage or output error, 130 when interrupted."""
     try:
+        _check_report_path(args.report, args.output)
         summary = analyse(args.files, variant=args.variant, depth=args.depth, nodes=args.nodes,
                           move_time=args.move_time, multipv=args.multipv,
                           workers=args.workers, output=args.output,
@@ -1206,7 +1236,14 @@ def run(args: argparse.Namespace) -> int:
               f"{summary['skipped']} already done, {summary['failed']} failed, "
               f"{len(summary['errors'])} input errors, {summary['elapsed']:.1f} s -> "
               f"{summary['output']}", file=sys.stderr)
-    return 1 if summary["errors"] else 0
+    code = 1 if summary["errors"] else 0
+    if args.report:
+        try:
+            code = max(code, write_run_report(summary["output"], args.report, args.files))
+        except (ValueError, OSError) as exc:
+            print(f"hub-engine analyse: error: the report {args.report}: {exc}", file=sys.stderr)
+            return 2
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:

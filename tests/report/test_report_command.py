@@ -122,3 +122,29 @@ def test_the_readme_command_makes_a_report_from_a_pdn_file(tmp_path):
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "games.analysis.html").read_text(encoding="utf-8")
     assert '<td class="name">Ann</td>' in text and '<td class="name">Bob</td>' in text
+
+
+def test_analyse_writes_the_report_in_one_go(tmp_path):
+    (tmp_path / "club.pdn").write_text(PDN)
+    r = subprocess.run([*ENGINE, "analyse", "club.pdn", "--depth", "2", "--workers", "1",
+                        "--report", "club.html"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    text = (tmp_path / "club.html").read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and '<td class="name">Ann</td>' in text
+    # the same page as the two-step way
+    again = report("club.analysis.jsonl", "-o", "again.html", cwd=tmp_path)
+    assert again.returncode == 0
+    assert (tmp_path / "again.html").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--report", "nowhere/x.html"], "no directory"),
+    (["--report", "x.html", "--output", "-"], "--report needs the records in a file"),
+])
+def test_analyse_report_errors_come_first(tmp_path, args, message):
+    (tmp_path / "club.pdn").write_text(PDN)
+    r = subprocess.run([*ENGINE, "analyse", "club.pdn", "--depth", "2", *args], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert not (tmp_path / "club.analysis.jsonl").exists()

@@ -199,9 +199,10 @@ def test_loss_on_time_with_a_clock():
 def test_a_clock_keeps_its_deficit_so_small_overruns_add_up():
     # 0.12 s a move on a 0.1 s increment: each move is within the 0.05 s tolerance on its own,
     # but the clock falls 0.02 s a move and the game is lost once it is 0.05 s below zero
+    # (engine 1, which answers at once, gets a long clock: a loaded machine cannot flag it)
     results, out = run("--variant", "brazilian", "--engine1", f"{FAKE} first",
-                       "--engine2", f"{FAKE} slow 0.12", "--games", "2", "--time", "0.05",
-                       "--inc", "0.1", "--tolerance", "0.05")
+                       "--engine2", f"{FAKE} slow 0.12", "--games", "2", "--time", "10",
+                       "--inc", "0.1", "--time2", "0.05", "--inc2", "0.1", "--tolerance", "0.05")
     assert results == [1.0, 1.0], out
     assert out.count("engine2: time (") == 4, out    # late, or cut off when the clock ran out
 
