@@ -118,8 +118,8 @@ def test_self_play_runs_to_completion_with_legal_moves(tmp_path):
     lines = out.splitlines()
     assert len(results) == 2 and all(r in (0.0, 0.5, 1.0) for r in results)
     assert sum(1 for l in lines if l.startswith("game ")) == 2
-    assert "PROBLEM" not in out and "illegal" not in out and "time" not in out.replace(
-        "maxtime", ""), out
+    # a time loss reads "<engine>: time (...)"; a draw by "endgame not won in time" is fine
+    assert "PROBLEM" not in out and "illegal" not in out and ": time (" not in out, out
     m = SUMMARY.search(lines[-1])
     assert m, lines[-1]
     w, d, l = (int(x) for x in m.groups()[:3])
