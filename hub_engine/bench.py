@@ -14,7 +14,8 @@ from __future__ import annotations
 import threading
 import time
 
-from hub_engine.core import INF, Searcher, TransTable, eval_weights
+from hub_engine.core import INF, Searcher, TransTable
+from hub_engine.learn.weights import EVAL_KINDS, evaluation
 from hub_engine.position import Position
 from hub_engine.variants import get_variant
 
@@ -61,13 +62,13 @@ def _helper_loop(searcher: Searcher, board, depth: int, counters: tuple, done: t
 
 
 def search_position(variant: str, text: str, depth: int, threads: int = 1,
-                    tt_log2: int = TT_LOG2) -> dict:
+                    tt_log2: int = TT_LOG2, eval: str = EVAL_KINDS[0]) -> dict:
     """Iterative deepening to `depth` on one position; nodes of all threads, seconds, best move."""
     v = get_variant(variant)
     board = _position(v, text).board
     counters = board.initial_counters()
     tt = TransTable(tt_log2)
-    weights = eval_weights(v.name)
+    weights = evaluation(v.name, eval)
     main = Searcher(v.core_rules, tt, weights)
     helpers = [Searcher(v.core_rules, tt, weights) for _ in range(threads - 1)]
     totals = [0] * len(helpers)
@@ -94,18 +95,19 @@ def search_position(variant: str, text: str, depth: int, threads: int = 1,
             "best": pv[0] if pv else None}
 
 
-def run_bench(depth: int = DEFAULT_DEPTH, threads: int = 1) -> dict:
-    """Search every bench position to `depth`; total nodes, seconds, nps and per-position rows."""
-    rows = [search_position(var, text, depth, threads) for var, text in POSITIONS]
+def run_bench(depth: int = DEFAULT_DEPTH, threads: int = 1, eval: str = EVAL_KINDS[0]) -> dict:
+    """Search every bench position to `depth`; total nodes, seconds, nps and per-position rows.
+    eval: the evaluation (learned or hand), as the engine's `eval` parameter."""
+    rows = [search_position(var, text, depth, threads, eval=eval) for var, text in POSITIONS]
     nodes = sum(r["nodes"] for r in rows)
     seconds = sum(r["seconds"] for r in rows)
     return {"depth": depth, "threads": threads, "nodes": nodes, "seconds": seconds,
             "nps": nodes / seconds if seconds > 0 else 0.0, "positions": rows}
 
 
-def main(depth: int = DEFAULT_DEPTH, threads: int = 1) -> dict:
+def main(depth: int = DEFAULT_DEPTH, threads: int = 1, eval: str = EVAL_KINDS[0]) -> dict:
     """Print one line per position, then `nodes=<N> time=<s> nps=<n>`."""
-    res = run_bench(depth, threads)
+    res = run_bench(depth, threads, eval)
     for r in res["positions"]:
         nps = r["nodes"] / r["seconds"] if r["seconds"] > 0 else 0
         print(f"{r['variant']:<10} {r['position']:<33} nodes={r['nodes']} "

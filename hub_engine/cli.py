@@ -123,7 +123,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from hub_engine import bench
 
-    bench.main(depth=args.depth, threads=args.threads)
+    bench.main(depth=args.depth, threads=args.threads, eval=args.eval)
     return 0
 
 
@@ -172,9 +172,14 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     cores = os.cpu_count() or 1
     bench.add_argument("--threads", type=int_in(1, cores), default=1,
                        help=f"search threads, 1 to {cores} (the cores of this machine)")
+    bench.add_argument("--eval", default="learned", choices=("learned", "hand"),
+                       help="evaluation, as the engine's eval parameter (default learned)")
     analyse.add_parser(sub)
     match.add_parser(sub)
     report_command.add_parser(sub)
+    from hub_engine.learn import cli as learn_cli
+
+    learn_cli.add_parser(sub)
     return p
 
 

@@ -157,4 +157,5 @@ cdef class CoreBoard:
 # --- search, evaluation, transposition table (TransTable, Searcher, score_to_hub, eval_weights) ---
 include "tt.pxi"
 include "eval.pxi"
+include "learned.pxi"
 include "search.pxi"

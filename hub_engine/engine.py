@@ -18,7 +18,8 @@ from typing import Callable
 from loguru import logger
 
 from hub_engine import __version__, skill
-from hub_engine.core import INF, MATE, Searcher, TransTable, eval_weights, score_to_hub
+from hub_engine.core import INF, MATE, Searcher, TransTable, score_to_hub
+from hub_engine.learn.weights import EVAL_KINDS, evaluation
 from hub_engine.position import Game, IllegalMoveError, Position
 from hub_engine.timeman import Budget, Overhead, Stability, budget
 from hub_engine.variants import VARIANTS, Variant, get_variant
@@ -83,12 +84,14 @@ class Engine:
         self._last_lines: list = []                # the last completed iteration's lines
         self._last_depth = 0
         self._last_info = Info()                   # the last `info` reported
+        self.eval = EVAL_KINDS[0]             # learned (shipped weights) or hand (eval.json)
         self.game = Game(self.variant)
         self._game_source: tuple | None = None    # (pos, notation, moves, game) of the last pos
         self._tt: TransTable | None = None
         self._searchers: list[Searcher] = []
         self._lines: Searcher | None = None       # MultiPV's lines after the best, own table
         self._searchers_variant: str | None = None
+        self._searchers_eval: str | None = None
         self._halt = threading.Event()
         self._ponder_hit = threading.Event()     # set while this move's clock runs
         self._state = "idle"                      # idle | pondering | running
@@ -114,6 +117,7 @@ class Engine:
             ParamSpec("ponder", "bool", self.ponder),
             ParamSpec("multipv", "int", self.multipv, min=1, max=MAX_MULTIPV),
             ParamSpec("skill", "int", self.skill, min=1, max=skill.MAX_SKILL),
+            ParamSpec("eval", "enum", self.eval, values=list(EVAL_KINDS)),
         ]
 
     def set_param(self, name: str, value: str) -> None:
@@ -137,6 +141,10 @@ class Engine:
             self.multipv = parse_int(name, value, 1, MAX_MULTIPV)
         elif name == "skill":
             self.skill = parse_int(name, value, 1, skill.MAX_SKILL)
+        elif name == "eval":
+            if value.strip().lower() not in EVAL_KINDS:
+                raise ValueError(f"bad value {value!r} for eval ({' or '.join(EVAL_KINDS)})")
+            self.eval = value.strip().lower()
         else:
             logger.debug("ignoring unknown parameter {}={}", name, value)
 
@@ -148,12 +156,13 @@ class Engine:
             self._tt = TransTable(self.tt_log2)
         elif self._tt.log2 != self.tt_log2:
             self._tt.resize(self.tt_log2)
-        weights = eval_weights(self.variant.name)
+        weights = evaluation(self.variant.name, self.eval)
         self._searchers = [Searcher(self.variant.core_rules, self._tt, weights)
                            for _ in range(self.threads)]
         self._lines = (Searcher(self.variant.core_rules, TransTable(self.tt_log2), weights)
                        if self._wants_lines() else None)
         self._searchers_variant = self.variant.name
+        self._searchers_eval = self.eval
 
     def _wants_lines(self) -> bool:
         """Whether searches need more than one line (MultiPV, or a skill level's candidates)."""
@@ -161,6 +170,7 @@ class Engine:
 
     def _ready(self) -> None:
         if (self._tt is None or self._searchers_variant != self.variant.name
+                or self._searchers_eval != self.eval
                 or len(self._searchers) != self.threads or self._tt.log2 != self.tt_log2
                 or (self._wants_lines() and self._lines is None)
                 or (self._lines is not None and self._lines.tt.log2 != self.tt_log2)):

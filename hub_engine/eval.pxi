@@ -1,4 +1,6 @@
-# Static evaluation for the 8x8 variants (included by core.pyx).
+# Static evaluation for the 8x8 variants (included by core.pyx): the hand-set terms below, or the
+# learned patterns of learned.pxi when the weights carry them; both end with the same scaling of
+# drawn king endings.
 #
 # Integer units, a man = 100, from the side to move's view. Every weight comes from
 # hub_engine/data/eval.json (one object per variant family) and is folded at Searcher creation
@@ -66,6 +68,7 @@ cdef struct EvalParams:
     int weak_scale
     int weak_margin
     int threat               # quiescence: stand-pat penalty when the opponent threatens a capture
+    const int16_t* learned   # learned weights (learned.pxi), or NULL for the hand-set terms
 
 
 _EVAL_KEYS = ("man", "king", "man_psq", "king_psq", "back_rank", "tempo_open", "tempo_end",
@@ -118,6 +121,7 @@ cdef int load_eval_params(EvalParams* p, dict w, const Rules* r) except -1:
             p.king_psq[side][b] = kpsq[rs]
             if rs < ROW_SQUARES:
                 p.back_psq[side][b] = back[rs]
+    attach_learned(p, w.get("learned"))
     return 0
 
 
@@ -178,13 +182,16 @@ cdef int evaluate(const EvalParams* p, const Rules* r, const Board* b) noexcept 
     cdef int nm0 = n0 - nk0, nm1 = n1 - nk1
     cdef bb empty = VALID & ~(b.pieces[0] | b.pieces[1])
     cdef int t0 = 0, t1 = 0, phase, v, strong, n_s, n_w, nm_s, nk_w
-    v = p.man * (nm0 - nm1) + p.king * (nk0 - nk1)
-    v += side_terms(p, r, b, 0, empty, nk1, &t0)
-    v -= side_terms(p, r, b, 1, empty, nk0, &t1)
-    phase = n0 + n1
-    if phase > 24:
-        phase = 24
-    v += (t0 - t1) * (p.tempo_open * phase + p.tempo_end * (24 - phase)) // 24
+    if p.learned != NULL:
+        v = learned_value(p.learned, r, b)
+    else:
+        v = p.man * (nm0 - nm1) + p.king * (nk0 - nk1)
+        v += side_terms(p, r, b, 0, empty, nk1, &t0)
+        v -= side_terms(p, r, b, 1, empty, nk0, &t1)
+        phase = n0 + n1
+        if phase > 24:
+            phase = 24
+        v += (t0 - t1) * (p.tempo_open * phase + p.tempo_end * (24 - phase)) // 24
 
     # endings that the material count overrates
     strong = 0 if v > 0 else 1

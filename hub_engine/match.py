@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from hub_engine.position import Game, IllegalMoveError
+from hub_engine.sprt import SPRT
 from hub_engine.program import self_command
 from hub_engine.notation import NotationError
 from hub_engine.variants import VARIANTS, get_variant
@@ -416,6 +417,8 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     local = threading.local()
     workers: list[tuple[MatchEngine, MatchEngine]] = []
     failures: list[str] = []
+    sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
+    decided = threading.Event()
 
     def engines_of_thread() -> tuple[MatchEngine, MatchEngine]:
         if not hasattr(local, "pair"):
@@ -426,6 +429,8 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         return local.pair
 
     def one(i: int) -> None:
+        if decided.is_set():
+            return
         e1, e2 = engines_of_thread()
         opening = openings[i // 2]
         swap = i % 2 == 1
@@ -451,6 +456,11 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
             if args.pdn_output:
                 with open(args.pdn_output, "a", encoding="utf-8") as f:
                     f.write(pdn_text(rec, variant, f"hub-engine match {names[0]} vs {names[1]}"))
+            if sprt is not None and (i ^ 1) in results:
+                sprt.results = complete_pairs(results)
+                print(f"  {sprt.line()}", file=out, flush=True)
+                if sprt.status():
+                    decided.set()
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
@@ -469,9 +479,21 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         if stderr:
             stderr.close()
     final = [results[k] for k in sorted(results)]
-    print(f"{names[0]} vs {names[1]} ({variant}, {n_games} games): {summary_line(final)}",
+    print(f"{names[0]} vs {names[1]} ({variant}, {len(final)} games): {summary_line(final)}",
           file=out, flush=True)
+    if sprt is not None:
+        sprt.results = complete_pairs(results)
+        print(sprt.line(), file=out, flush=True)
     return MatchOutcome(final, failures)
+
+
+def complete_pairs(results: dict[int, float]) -> list[float]:
+    """The results of the finished opening pairs (games 2k and 2k + 1), in pair order."""
+    out: list[float] = []
+    for k in sorted(results):
+        if k % 2 == 0 and k + 1 in results:
+            out += [results[k], results[k + 1]]
+    return out
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -520,6 +542,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="append the games as PDN to this file")
     p.add_argument("--engine-stderr", help="append the engines' stderr to this file "
                                            "(default: discarded)")
+    p.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"),
+                   help="stop when a sequential probability ratio test decides between H0: "
+                        "engine 1 is ELO0 better and H1: ELO1 better (game pairs, logistic Elo); "
+                        "--games is then the maximum (default: off)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="SPRT: chance of accepting H1 when H0 holds (default 0.05)")
+    p.add_argument("--beta", type=float, default=0.05,
+                   help="SPRT: chance of accepting H0 when H1 holds (default 0.05)")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -535,6 +565,8 @@ def run(args: argparse.Namespace) -> int:
     """The CLI handler: 0 for a clean match, 1 when an engine failed to start or crashed."""
     if args.games < 1:
         raise SystemExit("match: error: --games must be at least 1")
+    if args.sprt and not (args.sprt[0] < args.sprt[1] and 0 < args.alpha < 1 and 0 < args.beta < 1):
+        raise SystemExit("match: error: --sprt needs ELO0 < ELO1, and --alpha, --beta in (0, 1)")
     try:
         outcome = run_match(args)
     except MatchError as exc:

@@ -1,0 +1,116 @@
+"""`hub-engine learn selfplay|train`: the command-line side of the learning pipeline."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hub_engine.variants import VARIANTS
+
+
+def add_parser(sub) -> None:
+    """Register `learn` and its two subcommands on the main parser's subparsers."""
+    learn = sub.add_parser("learn", help="self-play data and training of the learned evaluation")
+    learn.set_defaults(handler=run)
+    steps = learn.add_subparsers(dest="learn_command", required=True, metavar="STEP",
+                                 parser_class=type(learn))
+
+    from hub_engine.learn.selfplay import SelfPlayConfig
+
+    d = SelfPlayConfig("russian")
+    sp = steps.add_parser("selfplay", help="play games and write quiet positions with results")
+    sp.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+    sp.add_argument("--games", type=int, required=True, help="games wanted in DIR in total")
+    sp.add_argument("--out", required=True, metavar="DIR", help="shard directory (resumable)")
+    sp.add_argument("--nodes", type=int, default=d.nodes, help=f"nodes per move (default {d.nodes})")
+    sp.add_argument("--eval", default=d.eval, help="evaluation that plays: hand (default), "
+                    "learned, or a weight file (the next generation's data)")
+    sp.add_argument("--workers", type=int, default=None, help="local processes (default: all cores)")
+    sp.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="a Dask scheduler (tcp://host:port) instead of local processes")
+    sp.add_argument("--seed", type=int, default=d.seed)
+    sp.add_argument("--shard-games", type=int, default=d.shard_games)
+    sp.add_argument("--opening-plies", type=int, nargs=2, default=(d.opening_min, d.opening_max),
+                    metavar=("MIN", "MAX"), help="random opening plies (default 4 8)")
+    sp.add_argument("--random-plies", type=int, default=d.random_plies)
+    sp.add_argument("--epsilon", type=float, default=d.epsilon)
+    sp.add_argument("--max-plies", type=int, default=d.max_plies)
+
+    tr = steps.add_parser("train", help="fit weights to self-play positions (needs numpy)")
+    tr.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+    tr.add_argument("--data", required=True, nargs="+", metavar="DIR",
+                    help="self-play directories (several: generations pooled)")
+    tr.add_argument("--out", required=True, metavar="WEIGHTS", help="weight file to write")
+    from hub_engine.learn.config import TrainConfig
+
+    t = TrainConfig()
+    tr.add_argument("--l2", type=float, default=t.l2,
+                    help=f"L2 penalty on pattern weights (default {t.l2:g})")
+    tr.add_argument("--blend", type=float, default=t.blend,
+                    help=f"weight of the search score in the target (0: results only; default "
+                         f"{t.blend:g})")
+    tr.add_argument("--holdout", type=float, default=t.holdout,
+                    help=f"share of games held out (default {t.holdout:g})")
+    tr.add_argument("--seed", type=int, default=t.seed, help="seed of the held-out split")
+    tr.add_argument("--min-ply", type=int, default=t.min_ply, help="skip positions before this ply")
+    tr.add_argument("--max-iter", type=int, default=t.max_iter,
+                    help=f"L-BFGS iterations at most (default {t.max_iter})")
+    tr.add_argument("--init", default=None, metavar="WEIGHTS",
+                    help="start from these weights (default: zero patterns, hand-like scalars)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.learn_command == "selfplay":
+            return _selfplay(args)
+        return _train(args)
+    except (ValueError, RuntimeError, OSError) as exc:
+        print(f"hub-engine: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hub-engine learn: interrupted; run the same command again to resume",
+              file=sys.stderr)
+        return 130
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    from hub_engine.learn.selfplay import SelfPlayConfig, selfplay, stderr_progress
+    from hub_engine.learn.weights import evaluation
+
+    if args.games < 1 or args.nodes < 1 or args.shard_games < 1:
+        raise ValueError("--games, --nodes and --shard-games must be positive")
+    lo, hi = args.opening_plies
+    if not 0 <= lo <= hi:
+        raise ValueError("--opening-plies needs 0 <= MIN <= MAX")
+    if not 0.0 <= args.epsilon <= 1.0:
+        raise ValueError("--epsilon must be between 0 and 1")
+    evaluation(args.variant, args.eval)          # a bad --eval fails here, not in the workers
+    cfg = SelfPlayConfig(args.variant, nodes=args.nodes, opening_min=lo, opening_max=hi,
+                         random_plies=args.random_plies, epsilon=args.epsilon,
+                         max_plies=args.max_plies, eval=args.eval, seed=args.seed,
+                         shard_games=args.shard_games)
+    s = selfplay(cfg, args.games, args.out, workers=args.workers, scheduler=args.scheduler,
+                 progress=stderr_progress)
+    print(f"variant={s['variant']} shards={s['shards']} skipped={s['skipped']} "
+          f"played={s['played']} positions={s['positions']} time={s['seconds']:.1f}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from hub_engine.learn.config import TrainConfig
+
+    try:
+        import numpy  # noqa: F401
+        import scipy  # noqa: F401
+    except ImportError:
+        raise RuntimeError("training needs numpy and scipy: pip install 'hub-engine[learn]'") \
+            from None
+    from hub_engine.learn.train import train_files
+
+    cfg = TrainConfig(l2=args.l2, blend=args.blend, holdout=args.holdout, seed=args.seed,
+                      min_ply=args.min_ply, max_iter=args.max_iter)
+    if args.max_iter < 1 or not 0 <= args.holdout < 1 or not 0 <= args.blend <= 1:
+        raise ValueError("--max-iter must be positive, --holdout in [0, 1), --blend in [0, 1]")
+    report = train_files(args.variant, args.data, args.out, cfg, init=args.init,
+                         log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(" ".join(f"{k}={v}" for k, v in report.items() if not isinstance(v, dict)))
+    return 0

@@ -1,0 +1,60 @@
+"""Random positions and weights for the learned-evaluation tests."""
+from __future__ import annotations
+
+import random
+from array import array
+
+from hub_engine.core import CoreBoard, PatternWeights, Searcher, TransTable, eval_weights
+from hub_engine.learn import patterns as P
+from hub_engine.variants import get_variant
+
+
+def random_position(rng: random.Random, balanced: bool = False) -> tuple[int, int, int, int]:
+    """(white mask, black mask, kings mask, side): men never on their crowning row; balanced:
+    material within a man and a king of equal."""
+    squares = list(range(P.NSQ))
+    rng.shuffle(squares)
+    n0, n1 = rng.randint(0, 12), rng.randint(0, 12)
+    k0, k1 = rng.choice((0, 0, 0, 1, 2, 3)), rng.choice((0, 0, 0, 1, 2, 3))
+    if balanced:
+        n1 = max(0, min(12, n0 + rng.randint(-1, 1)))
+        k1 = max(0, k0 + rng.randint(-1, 1)) if k0 else rng.choice((0, 0, 1))
+    white = black = kings = 0
+    taken = set()
+
+    def place(count: int, allowed) -> int:
+        mask = 0
+        for s in squares:
+            if count == 0:
+                break
+            if s not in taken and allowed(s):
+                taken.add(s)
+                mask |= 1 << s
+                count -= 1
+        rng.shuffle(squares)
+        return mask
+
+    wm = place(n0, lambda s: P.row(s) < P.ROWS - 1)
+    bm = place(n1, lambda s: P.row(s) > 0)
+    wk = place(k0, lambda s: True)
+    bk = place(k1, lambda s: True)
+    white, black, kings = wm | wk, bm | bk, wk | bk
+    return white, black, kings, rng.randint(0, 1)
+
+
+def random_values(rng: random.Random, scale: int = 2000) -> list[int]:
+    n = (P.N_TABLES * P.ENTRIES + len(P.SCALARS)) * 2
+    return [rng.randint(-scale, scale) for _ in range(n)]
+
+
+def board_of(variant: str, white: int, black: int, kings: int, side: int) -> CoreBoard:
+    def squares(m):
+        return [s for s in range(P.NSQ) if m >> s & 1]
+    rules = get_variant(variant).core_rules
+    return CoreBoard(rules, side, squares(white & ~kings), squares(white & kings),
+                     squares(black & ~kings), squares(black & kings))
+
+
+def compiled_searcher(variant: str, values: list[int]) -> Searcher:
+    weights = {**eval_weights(variant), "learned": PatternWeights(array("h", values).tobytes())}
+    return Searcher(get_variant(variant).core_rules, TransTable(12), weights)

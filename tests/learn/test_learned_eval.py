@@ -1,0 +1,110 @@
+"""The compiled learned evaluation: equal to the trainer's numpy evaluation, colour-symmetric."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from hub_engine.core import eval_weights, has_capture_either  # noqa: E402
+from hub_engine.learn import features as F  # noqa: E402
+from hub_engine.learn.weights import evaluation, read_values, shipped_path  # noqa: E402
+from hub_engine.position import Position  # noqa: E402
+from hub_engine.variants import VARIANTS, get_variant  # noqa: E402
+
+from learn_helpers import board_of, compiled_searcher, random_position, random_values  # noqa: E402
+
+N_POSITIONS = 3000
+
+
+def _numpy_scores(variant: str, values, positions) -> np.ndarray:
+    w, b, k, s = (np.array(x, dtype=np.int64) for x in zip(*positions))
+    flying = get_variant(variant).flying_kings
+    f = F.features(w, b, k, s, flying)
+    return F.evaluate_int(np.asarray(values), f, w, b, k, eval_weights(variant), flying)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_compiled_equals_numpy_on_random_positions(variant):
+    rng = random.Random(f"eq-{variant}")
+    values = random_values(rng)
+    positions = [random_position(rng) for _ in range(N_POSITIONS)]
+    searcher = compiled_searcher(variant, values)
+    compiled = np.array([searcher.evaluate(board_of(variant, *p)) for p in positions])
+    expected = _numpy_scores(variant, values, positions)
+    assert np.array_equal(compiled, expected)
+    assert len(set(compiled.tolist())) > N_POSITIONS // 2      # the scores really vary
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_compiled_equals_numpy_with_shipped_weights(variant):
+    path = shipped_path(variant)
+    assert path.exists(), f"no shipped weights for {variant}"
+    _header, values = read_values(path)
+    rng = random.Random(f"shipped-{variant}")
+    positions = [random_position(rng) for _ in range(1000)]
+    from hub_engine.core import Searcher, TransTable
+
+    searcher = Searcher(get_variant(variant).core_rules, TransTable(12), evaluation(variant))
+    compiled = np.array([searcher.evaluate(board_of(variant, *p)) for p in positions])
+    assert np.array_equal(compiled, _numpy_scores(variant, list(values), positions))
+
+
+def _flipped(white: int, black: int, kings: int, side: int) -> tuple[int, int, int, int]:
+    def rev(m: int) -> int:
+        return sum(1 << (31 - s) for s in range(32) if m >> s & 1)
+    return rev(black), rev(white), rev(kings), 1 - side
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_colour_flipped_mirror_scores_opposite(variant):
+    """Side 0's view: opposite scores; side to move's view (what evaluate returns): equal."""
+    rng = random.Random(f"sym-{variant}")
+    searcher = compiled_searcher(variant, random_values(rng))
+    for _ in range(1000):
+        p = random_position(rng)
+        a = searcher.evaluate(board_of(variant, *p))
+        b = searcher.evaluate(board_of(variant, *_flipped(*p)))
+        assert a == b
+        side0_a, side0_b = (a if p[3] == 0 else -a), (b if p[3] == 1 else -b)
+        assert side0_a == -side0_b
+
+
+def test_learned_evaluation_is_not_the_hand_one():
+    pos = Position.from_hub("russian", "Wbbbbebebbbewbebbweewewwwwweewwww")
+    from hub_engine.core import Searcher, TransTable
+
+    rules = get_variant("russian").core_rules
+    hand = Searcher(rules, TransTable(12), evaluation("russian", "hand"))
+    learned = Searcher(rules, TransTable(12), evaluation("russian", "learned"))
+    boards = [Position.start("russian").board, pos.board]
+    assert [hand.evaluate(b) for b in boards] != [learned.evaluate(b) for b in boards]
+
+
+def test_material_dominates_learned_scores():
+    """Shipped weights are sane: a man up scores clearly positive for the side that has it."""
+    for variant in VARIANTS:
+        from hub_engine.core import Searcher, TransTable
+
+        s = Searcher(get_variant(variant).core_rules, TransTable(12), evaluation(variant))
+        start = Position.start(variant)
+        m0, k0, m1, k1 = start.board.pieces()
+        from hub_engine.core import CoreBoard
+
+        up = CoreBoard(get_variant(variant).core_rules, 0, m0, k0, m1[1:], k1)
+        assert s.evaluate(up) > 40, variant
+        assert abs(s.evaluate(start.board)) < 40, variant
+
+
+def test_has_capture_either_sees_both_sides():
+    from hub_engine.core import CoreBoard
+
+    rules = get_variant("english").core_rules
+    assert not has_capture_either(Position.start("english").board)
+    # side 0 men on 4 and 9, a side-1 man on 13, 18 empty: only side 0 could capture (13)
+    board = CoreBoard(rules, 1, (4, 9), (), (13,), ())
+    assert not any(captured for _f, _t, captured, _p, _k in board.legal_moves())
+    assert has_capture_either(board)
+    assert has_capture_either(CoreBoard(rules, 0, (4, 9), (), (13,), ()))
+    assert not has_capture_either(CoreBoard(rules, 1, (4, 9), (), (22,), ()))
