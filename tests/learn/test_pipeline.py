@@ -228,3 +228,34 @@ def test_train_refuses_a_damaged_shard(tmp_path):
         f.write(b"\0" * 5)
     with pytest.raises(ValueError, match="not a whole number of records"):
         load([tmp_path], "english")
+
+
+def test_table_hook_reads_the_tables_package(monkeypatch):
+    """The hook maps the tables package's probe results to +1 / 0 / -1 for the side to move."""
+    import sys
+    import types
+    from dataclasses import dataclass
+
+    from hub_engine.learn.tables_hook import table_probe
+    from hub_engine.position import Position
+
+    @dataclass
+    class Result:
+        value: str
+
+    class FakeTables:
+        files = {"any": "slice"}
+
+        def probe(self, position):
+            n = sum(len(p) for p in position.board.pieces())
+            return None if n > 4 else Result("loss" if position.side else "win")
+
+    fake = types.ModuleType("hub_engine.tables")
+    fake.open_tables = lambda variant: FakeTables()
+    monkeypatch.setitem(sys.modules, "hub_engine.tables", fake)
+    probe = table_probe("russian")
+    assert probe(Position.start("russian").board) is None
+    few = Position.from_hub("russian", "W" + "e" * 13 + "B" + "e" * 5 + "W" + "e" * 12)
+    assert probe(few.board) == 1
+    fake.open_tables = lambda variant: types.SimpleNamespace(files={})
+    assert table_probe("russian") is None
