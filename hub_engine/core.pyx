@@ -8,6 +8,8 @@ each holds one concern. Python sees only the small classes at the end of this fi
 include "bitboard.pxi"
 include "movegen.pxi"
 include "draws.pxi"
+include "tb_index.pxi"
+include "tb_probe.pxi"
 
 
 cdef class CoreRules:
@@ -155,7 +157,9 @@ cdef class CoreBoard:
 
 
 # --- search, evaluation, transposition table (TransTable, Searcher, score_to_hub, eval_weights) ---
+include "tb_api.pxi"
 include "tt.pxi"
 include "eval.pxi"
 include "learned.pxi"
 include "search.pxi"
+include "tb_gen.pxi"

@@ -90,6 +90,11 @@ cdef struct SearchState:
     uint64_t root_best_key     # ... and the root it belongs to
     uint32_t exclude[MAX_EXCLUDE]   # root moves left out of this iteration (MultiPV)
     int n_exclude
+    const TBSet* tb            # endgame tables (NULL: none), see tb_probe.pxi
+    int tb_max                 # largest piece count probed (0: off)
+    int tb_plain_max           # ... for win/draw/loss slices (fewer at a root inside the tables)
+    uint32_t* root_allowed     # move codes the root may play (n_root_allowed 0: all)
+    int n_root_allowed
 
 
 cdef inline bint out_of_time(SearchState* st) noexcept nogil:
@@ -227,6 +232,9 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
                     if alpha >= beta:
                         break
         return best
+    if st.tb_max and popcount(b.pieces[0] | b.pieces[1]) <= st.tb_max:
+        if tb_score(st.tb, &st.r, b, c, ply, &score, popcount(b.pieces[0] | b.pieces[1]) <= st.tb_plain_max):
+            return score
     if qext > 0 and has_capture(&st.r, b, 1 - b.side):
         # the opponent threatens a capture: the static eval is not trustworthy, look one ply more
         n = gen_quiet(&st.r, b, moves)
@@ -288,6 +296,9 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         return 0
     if ply >= MAX_PLY - 2:
         return evaluate(&st.ev, &st.r, b)
+    if st.tb_max and popcount(b.pieces[0] | b.pieces[1]) <= st.tb_max and not has_capture(&st.r, b, b.side):
+        if tb_score(st.tb, &st.r, b, c, ply, &score, popcount(b.pieces[0] | b.pieces[1]) <= st.tb_plain_max):
+            return score
 
     # mate distance pruning
     if alpha < -(MATE_SCORE - ply):
@@ -379,6 +390,18 @@ cdef inline bint excluded(SearchState* st, uint32_t code) noexcept nogil:
         if st.exclude[i] == code:
             return True
     return False
+cdef int keep_allowed(SearchState* st, Move* moves, int n) noexcept nogil:
+    """Drop the root moves outside st.root_allowed (value-keeping moves of a table position)."""
+    cdef int i, j, kept = 0
+    cdef uint32_t code
+    for i in range(n):
+        code = move_code(&moves[i])
+        for j in range(st.n_root_allowed):
+            if st.root_allowed[j] == code:
+                moves[kept] = moves[i]
+                kept += 1
+                break
+    return kept if kept else n
 
 
 cdef int search_root(SearchState* st, const Board* b, const Counters* c, int depth, int alpha,
@@ -414,6 +437,8 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
     if n == 0:
         st.first_done = 1
         return -MATE_SCORE
+    if st.n_root_allowed:
+        n = keep_allowed(st, moves, n)
     tt_probe(st.tt, st.tt_mask, b.hash, 0, &hit)
     tt_move = hit.move
     if st.root_best_key == b.hash and st.root_best_code:
@@ -486,11 +511,15 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
 
 
 def score_to_hub(int score) -> float:
-    """Internal score -> Hub score in men (a win in n plies = 100 - n/100)."""
+    """Internal score -> Hub score in men (a win in n plies = 100 - n/100, a table win 90 - n/100)."""
     if score > MATE_BOUND:
         return round(100.0 - (MATE_SCORE - score) / 100.0, 2)
     if score < -MATE_BOUND:
         return round(-100.0 + (MATE_SCORE + score) / 100.0, 2)
+    if score > TB_BOUND:
+        return round(90.0 - (TB_WIN_SCORE - score) / 100.0, 2)
+    if score < -TB_BOUND:
+        return round(-90.0 + (TB_WIN_SCORE + score) / 100.0, 2)
     return round(score / 100.0, 2)
 
 
@@ -517,6 +546,7 @@ cdef class Searcher:
     cdef int keys_cap
     cdef readonly CoreRules rules
     cdef readonly TransTable tt
+    cdef readonly CoreTables tables
     cdef public int lmr, qs_threat, single_ext   # search switches (tuning experiments)
 
     def __cinit__(self):
@@ -524,6 +554,7 @@ cdef class Searcher:
         self.st.order = NULL
         self.st.pv = NULL
         self.st.keys = NULL
+        self.st.root_allowed = NULL
 
     def __init__(self, CoreRules rules, TransTable tt, dict weights):
         self.rules = rules
@@ -549,6 +580,36 @@ cdef class Searcher:
         free(self.st.order)
         free(self.st.pv)
         free(self.st.keys)
+        free(self.st.root_allowed)
+
+    def set_tables(self, CoreTables tables, int max_pieces, int plain_max=-1) -> None:
+        """Probe tables at positions of at most max_pieces pieces (None or 0: off); win/draw/loss
+        slices only up to plain_max pieces (default max_pieces)."""
+        self.tables = tables
+        self.st.tb = tables.ts if tables is not None else NULL
+        self.st.tb_max = max_pieces if tables is not None else 0
+        self.st.tb_plain_max = max_pieces if plain_max < 0 else plain_max
+
+    def set_root_moves(self, moves) -> None:
+        """Restrict the root to these (origin, destination, captured, promote) moves; None: all."""
+        cdef Move m
+        cdef int i
+        free(self.st.root_allowed)
+        self.st.root_allowed = NULL
+        self.st.n_root_allowed = 0
+        if not moves:
+            return
+        self.st.root_allowed = <uint32_t*>malloc(len(moves) * sizeof(uint32_t))
+        if self.st.root_allowed == NULL:
+            raise MemoryError()
+        for i, (frm, to, captured, promote) in enumerate(moves):
+            memset(&m, 0, sizeof(Move))
+            m.frm = <uint8_t>BIT_OF_SQ[frm]
+            m.to = <uint8_t>BIT_OF_SQ[to]
+            m.captured = _bits_of(captured)
+            m.promote = bool(promote)
+            self.st.root_allowed[i] = move_code(&m)
+        self.st.n_root_allowed = len(moves)
 
     def clear_heuristics(self) -> None:
         """Forget killers, history and the last root move (new game)."""

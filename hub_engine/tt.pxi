@@ -51,18 +51,19 @@ cdef inline uint32_t move_code(const Move* m) noexcept nogil:
             | (capture_fold(m.captured) << 13))
 
 
+# mate and table scores are ply-relative (TB_BOUND < MATE_BOUND; no evaluation comes near)
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
-    if score > MATE_BOUND:
+    if score > TB_BOUND:
         return score + ply
-    if score < -MATE_BOUND:
+    if score < -TB_BOUND:
         return score - ply
     return score
 
 
 cdef inline int score_from_tt(int score, int ply) noexcept nogil:
-    if score > MATE_BOUND:
+    if score > TB_BOUND:
         return score - ply
-    if score < -MATE_BOUND:
+    if score < -TB_BOUND:
         return score + ply
     return score
 
