@@ -180,6 +180,9 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     from hub_engine.learn import cli as learn_cli
 
     learn_cli.add_parser(sub)
+    from hub_engine.tables import cli as tables_cli
+
+    tables_cli.add_parser(sub)
     return p
 
 

@@ -21,6 +21,7 @@ from hub_engine import __version__, skill
 from hub_engine.core import INF, MATE, Searcher, TransTable, score_to_hub
 from hub_engine.learn.weights import EVAL_KINDS, evaluation
 from hub_engine.position import Game, IllegalMoveError, Position
+from hub_engine.tables.play import EngineTables
 from hub_engine.timeman import Budget, Overhead, Stability, budget
 from hub_engine.variants import VARIANTS, Variant, get_variant
 from protocol import Info, Limits, ParamSpec, SearchResult
@@ -102,6 +103,8 @@ class Engine:
         self._budget = Budget(None, None)
         self._best: list = []                      # the running search's best line so far
         self._overhead = Overhead()                # per-move cost the engine cannot see
+        self.tables = EngineTables()              # bb-size, tables-path (hub_engine/tables/play.py)
+        self._tables_version = -1
 
     # -- protocol: identity and parameters ---------------------------------------------------
     def identity(self) -> dict[str, str]:
@@ -118,6 +121,7 @@ class Engine:
             ParamSpec("multipv", "int", self.multipv, min=1, max=MAX_MULTIPV),
             ParamSpec("skill", "int", self.skill, min=1, max=skill.MAX_SKILL),
             ParamSpec("eval", "enum", self.eval, values=list(EVAL_KINDS)),
+            *self.tables.params(self.variant),
         ]
 
     def set_param(self, name: str, value: str) -> None:
@@ -145,6 +149,8 @@ class Engine:
             if value.strip().lower() not in EVAL_KINDS:
                 raise ValueError(f"bad value {value!r} for eval ({' or '.join(EVAL_KINDS)})")
             self.eval = value.strip().lower()
+        elif self.tables.set_param(name, value):
+            pass
         else:
             logger.debug("ignoring unknown parameter {}={}", name, value)
 
@@ -163,6 +169,11 @@ class Engine:
                        if self._wants_lines() else None)
         self._searchers_variant = self.variant.name
         self._searchers_eval = self.eval
+        self.tables.attach(self._all_searchers(), self.variant)
+        self._tables_version = self.tables.version
+
+    def _all_searchers(self) -> list:
+        return self._searchers + ([self._lines] if self._lines is not None else [])
 
     def _wants_lines(self) -> bool:
         """Whether searches need more than one line (MultiPV, or a skill level's candidates)."""
@@ -173,7 +184,8 @@ class Engine:
                 or self._searchers_eval != self.eval
                 or len(self._searchers) != self.threads or self._tt.log2 != self.tt_log2
                 or (self._wants_lines() and self._lines is None)
-                or (self._lines is not None and self._lines.tt.log2 != self.tt_log2)):
+                or (self._lines is not None and self._lines.tt.log2 != self.tt_log2)
+                or self._tables_version != self.tables.version):
             self.init()
 
     def new_game(self) -> None:
@@ -388,6 +400,7 @@ class Engine:
         if cap is not None:
             node_limit = min(node_limit, cap) if node_limit else cap
         self._last_lines = []
+        self.tables.prepare_root(self._all_searchers(), self.game)
         helpers = self._start_helpers(root, history, counters, max_depth)
         t0 = time.monotonic()
         nodes = 0

@@ -6,11 +6,13 @@ win/draw/loss, 2 raw 2-bit symbols used while building, 3 distance bytes), rule-
 number of positions, the number of blocks and data bytes, the counts of won, drawn, lost and capture
 positions, the CRC-32 of the payload and the CRC-32 of the header itself. A file whose size,
 checksums, version, rule fingerprint or geometry do not match is refused with a TableFileError that
-says why: a damaged table is never trusted.
+says why: a damaged table is never trusted. The tables shipped inside the package are the same files
+compressed with xz (<slice>.tb.xz).
 """
 from __future__ import annotations
 
 import json
+import lzma
 import os
 import struct
 import zlib
@@ -79,6 +81,14 @@ def write_table(path: Path, header: Header, blocks: bytes, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def existing(path: Path) -> Path | None:
+    """path, or its xz-compressed twin path.xz (how the package ships its small tables)."""
+    if path.exists():
+        return path
+    xz = path.with_name(path.name + ".xz")
+    return xz if xz.exists() else None
+
+
 def read_header(raw: bytes, path: Path) -> Header:
     if len(raw) < HEADER_SIZE:
         raise TableFileError(f"{path}: truncated ({len(raw)} bytes, header needs {HEADER_SIZE})")
@@ -98,10 +108,15 @@ def read_header(raw: bytes, path: Path) -> Header:
 def read_table(path: Path, *, kind: int, ruleset: str, material: tuple, fingerprint: int,
                size: int) -> TableFile:
     """Read and check a whole table file; TableFileError says what is wrong."""
+    path = existing(Path(path)) or Path(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = path.read_bytes()
+        if path.suffix == ".xz":
+            raw = lzma.decompress(raw)
     except OSError as exc:
         raise TableFileError(f"{path}: cannot read ({exc.strerror})") from None
+    except lzma.LZMAError:
+        raise TableFileError(f"{path}: damaged (not a valid xz stream)") from None
     h = read_header(raw, path)
     expected = HEADER_SIZE + 8 * h.nblocks + h.data_len
     if len(raw) != expected:
