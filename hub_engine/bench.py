@@ -62,8 +62,12 @@ def _helper_loop(searcher: Searcher, board, depth: int, counters: tuple, done: t
 
 
 def search_position(variant: str, text: str, depth: int, threads: int = 1,
-                    tt_log2: int = TT_LOG2, eval: str = EVAL_KINDS[0]) -> dict:
-    """Iterative deepening to `depth` on one position; nodes of all threads, seconds, best move."""
+                    tt_log2: int = TT_LOG2, eval: str = EVAL_KINDS[0], bb_size: int = 0,
+                    tables_path: str | None = None) -> dict:
+    """Iterative deepening to `depth` on one position; nodes of all threads, seconds, best move.
+
+    bb_size > 0 probes the endgame tables (tables_path or the default places) up to that many
+    pieces; the default 0 keeps the node signature of a search without tables."""
     v = get_variant(variant)
     board = _position(v, text).board
     counters = board.initial_counters()
@@ -71,6 +75,12 @@ def search_position(variant: str, text: str, depth: int, threads: int = 1,
     weights = evaluation(v.name, eval)
     main = Searcher(v.core_rules, tt, weights)
     helpers = [Searcher(v.core_rules, tt, weights) for _ in range(threads - 1)]
+    if bb_size:
+        from hub_engine.tables import open_tables
+
+        core = open_tables(v, tables_path).core
+        for s in [main, *helpers]:
+            s.set_tables(core, bb_size)
     totals = [0] * len(helpers)
     done = threading.Event()
     workers = [threading.Thread(target=_helper_loop, args=(h, board, depth, counters, done, totals, i),
@@ -95,19 +105,23 @@ def search_position(variant: str, text: str, depth: int, threads: int = 1,
             "best": pv[0] if pv else None}
 
 
-def run_bench(depth: int = DEFAULT_DEPTH, threads: int = 1, eval: str = EVAL_KINDS[0]) -> dict:
+def run_bench(depth: int = DEFAULT_DEPTH, threads: int = 1, eval: str = EVAL_KINDS[0],
+              bb_size: int = 0, tables_path: str | None = None) -> dict:
     """Search every bench position to `depth`; total nodes, seconds, nps and per-position rows.
-    eval: the evaluation (learned or hand), as the engine's `eval` parameter."""
-    rows = [search_position(var, text, depth, threads, eval=eval) for var, text in POSITIONS]
+    eval: the evaluation (learned or hand), as the engine's `eval` parameter; bb_size and
+    tables_path: endgame tables (0: off)."""
+    rows = [search_position(var, text, depth, threads, eval=eval, bb_size=bb_size,
+                            tables_path=tables_path) for var, text in POSITIONS]
     nodes = sum(r["nodes"] for r in rows)
     seconds = sum(r["seconds"] for r in rows)
     return {"depth": depth, "threads": threads, "nodes": nodes, "seconds": seconds,
             "nps": nodes / seconds if seconds > 0 else 0.0, "positions": rows}
 
 
-def main(depth: int = DEFAULT_DEPTH, threads: int = 1, eval: str = EVAL_KINDS[0]) -> dict:
+def main(depth: int = DEFAULT_DEPTH, threads: int = 1, eval: str = EVAL_KINDS[0],
+         bb_size: int = 0, tables_path: str | None = None) -> dict:
     """Print one line per position, then `nodes=<N> time=<s> nps=<n>`."""
-    res = run_bench(depth, threads, eval)
+    res = run_bench(depth, threads, eval, bb_size, tables_path)
     for r in res["positions"]:
         nps = r["nodes"] / r["seconds"] if r["seconds"] > 0 else 0
         print(f"{r['variant']:<10} {r['position']:<33} nodes={r['nodes']} "

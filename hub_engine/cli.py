@@ -123,7 +123,8 @@ def cmd_perft(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from hub_engine import bench
 
-    bench.main(depth=args.depth, threads=args.threads, eval=args.eval)
+    bench.main(depth=args.depth, threads=args.threads, eval=args.eval, bb_size=args.bb_size,
+               tables_path=args.tables_path)
     return 0
 
 
@@ -174,6 +175,9 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
                        help=f"search threads, 1 to {cores} (the cores of this machine)")
     bench.add_argument("--eval", default="learned", choices=("learned", "hand"),
                        help="evaluation, as the engine's eval parameter (default learned)")
+    bench.add_argument("--bb-size", type=int_in(0, 6), default=0,
+                       help="probe endgame tables up to this many pieces (default 0: off)")
+    bench.add_argument("--tables-path", help="tables directory (with --bb-size)")
     analyse.add_parser(sub)
     match.add_parser(sub)
     report_command.add_parser(sub)
