@@ -24,7 +24,7 @@ from hub_engine.core import CoreTables, tb_solve
 from hub_engine.tables import fileformat as ff
 from hub_engine.tables.slices import (DTC_MAX_PIECES, MAX_PIECES, Material, dependencies, pairs,
                                       ruleset_variant)
-from hub_engine.tables.store import slice_path
+from hub_engine.tables.store import fingerprints, read_slice, slice_path
 
 KEEP_WORK_PIECES = 5     # work files of at most this many pieces stay after a build
 
@@ -52,21 +52,6 @@ class BuildReport:
     kept: int = 0
     seconds: float = 0.0
     peak_rss_mb: float = 0.0
-
-
-def _fingerprints(ruleset: str) -> dict[int, int]:
-    rules = ruleset_variant(ruleset).core_rules.as_dict()
-    return {k: ff.rules_fingerprint(rules, k) for k in (ff.KIND_WLD, ff.KIND_RAW, ff.KIND_DTC)}
-
-
-def _kind_dir(kind: int) -> str:
-    return {ff.KIND_WLD: "wld", ff.KIND_RAW: "work", ff.KIND_DTC: "dtc"}[kind]
-
-
-def read_slice(root: Path, ruleset: str, kind: int, m: Material) -> ff.TableFile:
-    """A checked table file of slice m (TableFileError when absent or damaged)."""
-    return ff.read_table(slice_path(root, ruleset, _kind_dir(kind), m), kind=kind, ruleset=ruleset,
-                         material=m, fingerprint=_fingerprints(ruleset)[kind], size=m.size)
 
 
 def _valid(root: Path, ruleset: str, kind: int, m: Material) -> bool:
@@ -105,7 +90,7 @@ def build_pair(root: Path, ruleset: str, pair: tuple[Material, ...], dtc_max: in
     """Solve one pair and write its files (worker process)."""
     t0 = time.perf_counter()
     rules = ruleset_variant(ruleset).core_rules
-    fps = _fingerprints(ruleset)
+    fps = fingerprints(ruleset)
     results = tb_solve(rules, tuple(pair[0]), _deps_for(root, ruleset, pair, False))
     dtc_results = {}
     if pair[0].has_dtc(dtc_max):

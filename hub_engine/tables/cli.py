@@ -129,8 +129,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def _read(path: Path, ruleset: str, kind: str, m):
     from hub_engine.tables import fileformat as ff
-    from hub_engine.tables.build import _fingerprints
+    from hub_engine.tables.store import fingerprints
 
     k = ff.KIND_WLD if kind == "wld" else ff.KIND_DTC
     return ff.read_table(path, kind=k, ruleset=ruleset, material=m,
-                         fingerprint=_fingerprints(ruleset)[k], size=m.size)
+                         fingerprint=fingerprints(ruleset)[k], size=m.size)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hub_engine.position import Game, Position
-from hub_engine.tables.probe import Tables, search_roots
+from hub_engine.tables.probe import Tables, pieces_on_disk, search_roots
 from hub_engine.tables.slices import MAX_PIECES, ruleset_of
 from protocol import ParamSpec
 
@@ -42,14 +42,21 @@ class EngineTables:
         return self._cache[key]
 
     def size(self, variant) -> int:
-        """The effective bb-size for variant."""
+        """The effective bb-size for variant (loads its tables)."""
         t = self.tables(variant)
         if t is None:
             return 0
         return t.complete_pieces() if self.bb_size is None else self.bb_size
 
     def params(self, variant) -> list[ParamSpec]:
-        return [ParamSpec("bb-size", "int", self.size(variant), min=0, max=MAX_PIECES),
+        if self.bb_size is not None:
+            size = self.bb_size
+        else:
+            try:
+                size = pieces_on_disk(ruleset_of(variant), self._roots())
+            except ValueError:
+                size = 0
+        return [ParamSpec("bb-size", "int", size, min=0, max=MAX_PIECES),
                 ParamSpec("tables-path", "string", self.path)]
 
     def set_param(self, name: str, value: str) -> bool:

@@ -21,7 +21,7 @@ from loguru import logger
 from hub_engine.core import CoreTables
 from hub_engine.position import Position
 from hub_engine.tables import fileformat as ff
-from hub_engine.tables.build import read_slice
+from hub_engine.tables.store import read_slice
 from hub_engine.tables.slices import MAX_PIECES, Material, ruleset_of, slices
 from hub_engine.tables.store import packaged_dir, slice_path, tables_dir
 
@@ -140,6 +140,17 @@ def _material(pos: Position) -> tuple:
     men0, kings0, men1, kings1 = pos.board.pieces()
     own, other = ((men0, kings0), (men1, kings1)) if pos.side == 0 else ((men1, kings1), (men0, kings0))
     return own, other, Material(len(own[0]), len(own[1]), len(other[0]), len(other[1]))
+
+
+def pieces_on_disk(ruleset: str, roots: list[Path]) -> int:
+    """complete_pieces() from file names alone (no reading): what `hub` announces as bb-size."""
+    best = 0
+    for n in range(2, MAX_PIECES + 1):
+        if all(any(ff.existing(slice_path(r, ruleset, "wld", m)) for r in roots) for m in slices(n)):
+            best = n
+        else:
+            break
+    return best
 
 
 def search_roots(path: str | Path | None = None) -> list[Path]:

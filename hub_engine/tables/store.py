@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hub_engine.tables.slices import Material
+from hub_engine.tables import fileformat as ff
+from hub_engine.tables.slices import Material, ruleset_variant
 
 ENV_VAR = "HUB_ENGINE_TABLES"
 
@@ -38,3 +39,18 @@ def packaged_dir() -> Path:
 
 def slice_path(root: Path, ruleset: str, kind: str, m: Material) -> Path:
     return Path(root) / ruleset / kind / f"{m.name}.tb"
+
+
+def fingerprints(ruleset: str) -> dict[int, int]:
+    rules = ruleset_variant(ruleset).core_rules.as_dict()
+    return {k: ff.rules_fingerprint(rules, k) for k in (ff.KIND_WLD, ff.KIND_RAW, ff.KIND_DTC)}
+
+
+def _kind_dir(kind: int) -> str:
+    return {ff.KIND_WLD: "wld", ff.KIND_RAW: "work", ff.KIND_DTC: "dtc"}[kind]
+
+
+def read_slice(root: Path, ruleset: str, kind: int, m: Material) -> ff.TableFile:
+    """A checked table file of slice m (TableFileError when absent or damaged)."""
+    return ff.read_table(slice_path(root, ruleset, _kind_dir(kind), m), kind=kind, ruleset=ruleset,
+                         material=m, fingerprint=fingerprints(ruleset)[kind], size=m.size)

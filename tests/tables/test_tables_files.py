@@ -8,7 +8,8 @@ import pytest
 
 from hub_engine import Position
 from hub_engine.tables import fileformat as ff
-from hub_engine.tables.build import build, plan, read_slice
+from hub_engine.tables.build import build, plan
+from hub_engine.tables.store import read_slice
 from hub_engine.tables.probe import Tables
 from hub_engine.tables.slices import Material, pairs, ruleset_of
 from hub_engine.tables.store import ENV_VAR, slice_path, tables_dir

@@ -43,7 +43,7 @@ def test_english_king_against_king_is_the_published_count(small_dir):
     h = t.core  # noqa: F841  (loaded)
     counts = check_pair("english", t, [(0, 1, 0, 1)])
     assert counts == {"win": 230, "draw": 654, "loss": 108}
-    from hub_engine.tables.build import read_slice
+    from hub_engine.tables.store import read_slice
     from hub_engine.tables import fileformat as ff
     from hub_engine.tables.slices import Material
     header = read_slice(small_dir, "english", ff.KIND_WLD, Material(0, 1, 0, 1)).header
