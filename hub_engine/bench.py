@@ -78,7 +78,7 @@ def search_position(variant: str, text: str, depth: int, threads: int = 1,
     if bb_size:
         from hub_engine.tables import open_tables
 
-        core = open_tables(v, tables_path).core
+        core = open_tables(v, tables_path, max_pieces=bb_size).core
         for s in [main, *helpers]:
             s.set_tables(core, bb_size)
     totals = [0] * len(helpers)
