@@ -85,6 +85,22 @@ def positions(mat: tuple) -> list[Key]:
     return out
 
 
+def children_of(variant: str, key: Key, inside: set, outside) -> list:
+    """Per reference move: the child's key when its material is in `inside`, else its value
+    ('loss' when the side to move has no piece left, otherwise outside(key))."""
+    board = board_of(variant, key)
+    kids = []
+    for mv in board.moves():
+        ck, _ = key_of(board.play(mv))
+        if not ck[0] and not ck[1]:
+            kids.append("loss")
+        elif material(ck) in inside:
+            kids.append(ck)
+        else:
+            kids.append(outside(ck))
+    return kids
+
+
 def solve_pair(variant: str, mats: list[tuple], outside) -> dict[Key, str]:
     """Values ('win', 'draw', 'loss' for the side to move) of every position of the slices mats
     (a slice and its colour image); outside(key) gives the value of any other position."""
@@ -93,17 +109,7 @@ def solve_pair(variant: str, mats: list[tuple], outside) -> dict[Key, str]:
     children: dict[Key, list] = {}
     value: dict[Key, str | None] = {}
     for k in keys:
-        board = board_of(variant, k)
-        kids = []
-        for mv in board.moves():
-            child = board.play(mv)
-            ck, _ = key_of(child)
-            if not ck[0] and not ck[1]:
-                kids.append("loss")                   # the side to move has no piece left
-            elif material(ck) in inside:
-                kids.append(ck)
-            else:
-                kids.append(outside(ck))
+        kids = children_of(variant, k, inside, outside)
         children[k] = kids
         value[k] = "loss" if not kids else None
     changed = True
