@@ -47,6 +47,44 @@ cdef struct GenCtx:
     int max_dist
 
 
+cdef struct Decoder:
+    uint64_t last_q, last_men
+    int men_ok
+    uint32_t wmen, bmen, wk, free, free2
+
+
+cdef inline void dec_reset(Decoder* z) noexcept nogil:
+    z.last_q = <uint64_t>-1
+    z.last_men = <uint64_t>-1
+    z.men_ok = 0
+
+
+cdef inline int dec_masks(Decoder* z, const TBDims* d, uint64_t i, uint32_t* wmen, uint32_t* wk,
+                          uint32_t* bmen, uint32_t* bkings) noexcept nogil:
+    """tb_unindex for indices visited in increasing order: the men change every n_wk * n_bk
+    indices and the white kings every n_bk, so only what changed is decoded again."""
+    cdef uint64_t q = i // d.n_bk, q_men
+    if q != z.last_q:
+        z.last_q = q
+        q_men = q // d.n_wk
+        if q_men != z.last_men:
+            z.last_men = q_men
+            z.wmen = unrank_mask(q_men // d.n_bm, d.wm, 28)
+            z.bmen = unrank_mask(q_men % d.n_bm, d.bm, 28) << 4
+            z.men_ok = (z.wmen & z.bmen) == 0
+            z.free = ~(z.wmen | z.bmen)
+        if z.men_ok:
+            z.wk = expand_mask(unrank_mask(q % d.n_wk, d.wk, 32 - d.wm - d.bm), z.free)
+            z.free2 = z.free & ~z.wk
+    if not z.men_ok:
+        return 0
+    wmen[0] = z.wmen
+    bmen[0] = z.bmen
+    wk[0] = z.wk
+    bkings[0] = expand_mask(unrank_mask(i % d.n_bk, d.bk, 32 - d.wm - d.bm - d.wk), z.free2)
+    return 1
+
+
 cdef inline int gen_child_value(GenCtx* g, const Board* child) noexcept nogil:
     """0 draw, 1 win, 2 loss for the side to move of a position in an earlier slice."""
     cdef uint32_t wmen, wk, bmen, bkings
@@ -86,8 +124,10 @@ cdef void gen_init(GenCtx* g, int k) noexcept nogil:
     cdef uint64_t i
     cdef uint32_t wmen, wk, bmen, bkings
     cdef int n, j, v, cv, internal, has_draw
+    cdef Decoder z
+    dec_reset(&z)
     for i in range(s.d.size):
-        if not tb_unindex(&s.d, i, &wmen, &wk, &bmen, &bkings):
+        if not dec_masks(&z, &s.d, i, &wmen, &wk, &bmen, &bkings):
             s.st[i] = GS_INVALID
             continue
         board_of_masks(&b, wmen, wk, bmen, bkings)
@@ -135,9 +175,7 @@ cdef void gen_init(GenCtx* g, int k) noexcept nogil:
             s.cnt[i] = <uint8_t>(internal + has_draw)
 
 
-cdef inline void gen_pred(GenCtx* g, GenSide* t, int value, int dist, uint32_t wmen, uint32_t wk,
-                          uint32_t bmen, uint32_t bkings) noexcept nogil:
-    cdef uint64_t j = tb_index(&t.d, wmen, wk, bmen, bkings)
+cdef inline void gen_pred(GenCtx* g, GenSide* t, int value, int dist, uint64_t j) noexcept nogil:
     if t.st[j] & (GS_VALUE | GS_INVALID):
         return
     if value == GS_LOSS:
@@ -148,23 +186,26 @@ cdef inline void gen_pred(GenCtx* g, GenSide* t, int value, int dist, uint32_t w
             gen_resolve(g, t, j, GS_LOSS, dist + 1)
 
 
-cdef void gen_unmoves(GenCtx* g, int k, uint64_t i) noexcept nogil:
-    """Update the predecessors of resolved position i of side k."""
+cdef void gen_unmoves(GenCtx* g, int k, uint64_t i, uint32_t wmen, uint32_t wk, uint32_t bmen,
+                      uint32_t bkings) noexcept nogil:
+    """Update the predecessors of resolved position i (these masks) of side k."""
     cdef GenSide* s = &g.side[k]
     cdef GenSide* t = &g.side[(1 - k) if g.nsides == 2 else 0]
-    cdef uint32_t wmen, wk, bmen, bkings, fwm, fwk, fbm, fbk, occ, x, sq
+    cdef uint32_t fwm, fwk, fbm, fbk, occ, x, sq
     cdef int value = s.st[i] & GS_VALUE
     cdef int dist = s.dist[i] if s.dist != NULL else 0
     cdef int d, sf, tt
     if value != GS_WIN and value != GS_LOSS:
         return
-    tb_unindex(&s.d, i, &wmen, &wk, &bmen, &bkings)
     # seen from the side that just moved (now "white", to move in the predecessor)
     fwm = rev32(bmen)
     fwk = rev32(bkings)
     fbm = rev32(wmen)
     fbk = rev32(wk)
     occ = fwm | fwk | fbm | fbk
+    # king un-moves keep the men: their part of the index is computed once
+    cdef uint32_t men = fwm | fbm, nwk
+    cdef uint64_t men_base = (rank_mask(fwm) * t.d.n_bm + rank_mask(fbm >> 4)) * t.d.n_wk
     x = fwk
     while x:
         sf = lsb(x)
@@ -172,7 +213,10 @@ cdef void gen_unmoves(GenCtx* g, int k, uint64_t i) noexcept nogil:
         for d in range(4):
             tt = TB_SQNB[d][sf]
             while tt >= 0 and not ((occ >> tt) & 1):
-                gen_pred(g, t, value, dist, fwm, fwk ^ (<uint32_t>1 << sf) ^ (<uint32_t>1 << tt), fbm, fbk)
+                nwk = fwk ^ (<uint32_t>1 << sf) ^ (<uint32_t>1 << tt)
+                gen_pred(g, t, value, dist,
+                         (men_base + rank_mask(compress_mask(nwk, ~men))) * t.d.n_bk
+                         + rank_mask(compress_mask(fbk, ~(men | nwk))))
                 if not g.r.flying:
                     break
                 tt = TB_SQNB[d][tt]
@@ -183,21 +227,26 @@ cdef void gen_unmoves(GenCtx* g, int k, uint64_t i) noexcept nogil:
         for d in range(DL, DR + 1):
             tt = TB_SQNB[d][sf]
             if tt >= 0 and not ((occ >> tt) & 1):
-                gen_pred(g, t, value, dist, fwm ^ (<uint32_t>1 << sf) ^ (<uint32_t>1 << tt), fwk, fbm, fbk)
+                gen_pred(g, t, value, dist, tb_index(&t.d, fwm ^ (<uint32_t>1 << sf) ^ (<uint32_t>1 << tt),
+                                                     fwk, fbm, fbk))
 
 
 cdef void gen_propagate(GenCtx* g) noexcept nogil:
     cdef int k, layer = 0
     cdef uint64_t i
     cdef GenSide* s
+    cdef Decoder z
+    cdef uint32_t wmen, wk, bmen, bkings
     while g.pending:
         for k in range(g.nsides):
             s = &g.side[k]
+            dec_reset(&z)
             for i in range(s.d.size):
                 if s.st[i] & GS_PENDING and (s.dist == NULL or s.dist[i] == layer):
                     s.st[i] &= ~GS_PENDING
                     g.pending -= 1
-                    gen_unmoves(g, k, i)
+                    dec_masks(&z, &s.d, i, &wmen, &wk, &bmen, &bkings)
+                    gen_unmoves(g, k, i, wmen, wk, bmen, bkings)
         if g.mode == TBG_DTC:
             layer += 1
     g.max_dist = layer

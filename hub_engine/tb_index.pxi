@@ -18,6 +18,7 @@ cdef enum:
     TB_MATN = 4096               # material codes ((wm*8 + wk)*8 + bm)*8 + bk
 
 cdef uint64_t TB_BINOM[33][TB_MAXG + 1]   # C(n, k)
+cdef uint8_t TB_SEL8[256][8]             # position of the k-th set bit of a byte
 cdef int8_t TB_SQNB[4][32]               # neighbour square in each direction, -1 off the board
 
 
@@ -37,6 +38,12 @@ cdef void _tb_init_index():
                 TB_BINOM[n][k] = 0
             else:
                 TB_BINOM[n][k] = TB_BINOM[n - 1][k - 1] + TB_BINOM[n - 1][k]
+    for n in range(256):
+        k = 0
+        for s in range(8):
+            if (n >> s) & 1:
+                TB_SEL8[n][k] = <uint8_t>s
+                k += 1
     for d in range(4):
         for s in range(NSQ):
             t = NB[d][BIT_OF_SQ[s]]
@@ -119,15 +126,24 @@ cdef inline uint32_t unrank_mask(uint64_t r, int k, int n) noexcept nogil:
     return m
 
 
+cdef inline int select_bit(uint32_t m, int k) noexcept nogil:
+    """The square of the k-th (from 0) set bit of m, a byte at a time."""
+    cdef int shift = 0, c
+    while shift < 32:
+        c = popcount((m >> shift) & 0xFF)
+        if k < c:
+            return shift + TB_SEL8[(m >> shift) & 0xFF][k]
+        k -= c
+        shift += 8
+    return 31
+
+
 cdef inline uint32_t expand_mask(uint32_t pos, uint32_t free) noexcept nogil:
     """Inverse of compress_mask: positions among the squares of free -> squares."""
     cdef uint32_t out = 0
-    cdef int i = 0
-    while free:
-        if (pos >> i) & 1:
-            out |= free & (~free + 1)
-        free &= free - 1
-        i += 1
+    while pos:
+        out |= (<uint32_t>1) << select_bit(free, lsb(pos))
+        pos &= pos - 1
     return out
 
 
