@@ -400,7 +400,8 @@ class Engine:
         if cap is not None:
             node_limit = min(node_limit, cap) if node_limit else cap
         self._last_lines = []
-        self.tables.prepare_root(self._all_searchers(), self.game)
+        if self.tables.prepare_root(self._all_searchers(), self.game):
+            max_depth = 1      # every move's exact distance is one probe away
         helpers = self._start_helpers(root, history, counters, max_depth)
         t0 = time.monotonic()
         nodes = 0

@@ -87,11 +87,12 @@ class EngineTables:
             s.set_tables(t.core if t is not None else None, size)
             s.set_root_moves(None)
 
-    def prepare_root(self, searchers: list, game: Game) -> None:
-        """Restrict the root to value-keeping moves when every move's value is known."""
+    def prepare_root(self, searchers: list, game: Game) -> bool:
+        """Restrict the root to value-keeping moves when every move's value is known. True when
+        a search of depth 1 is exact: a kings-only root whose children all have distances."""
         size = self.size(game.variant)
         t = self.tables(game.variant) if size else None
-        allowed, plain_max = None, size
+        allowed, plain_max, exact = None, size, False
         if t is not None:
             pos = game.position
             n = sum(len(p) for p in pos.board.pieces())
@@ -99,10 +100,12 @@ class EngineTables:
                 allowed = root_moves(t, game)
                 if allowed is not None:
                     plain_max = n - 1
+                    exact = t.has_distances(pos)
         for s in searchers:
             s.set_tables(t.core if t is not None else None, size, plain_max)
             s.set_root_moves(None if allowed is None else
                              [(m.frm, m.to, m.captured, m.promote) for m in allowed])
+        return exact
 
 
 def child_value(t: Tables, pos: Position, counters: tuple) -> int | None:

@@ -125,6 +125,12 @@ class Tables:
         dist = d if d < 128 else d - 128
         return ProbeResult(VALUES[v], dist, "win" if score > 0 else "loss")
 
+    def has_distances(self, pos: Position) -> bool:
+        """Whether pos is kings-only and every slice its captures lead to has distances."""
+        _, _, m = _material(pos)
+        return m.kings_only and all(("dtc", s) in self.files for n in range(2, m.pieces + 1)
+                                    for s in slices(n) if s.kings_only)
+
     def _has_dtc(self, pos: Position) -> bool:
         _, _, m = _material(pos)
         return ("dtc", m) in self.files
