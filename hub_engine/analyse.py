@@ -304,7 +304,8 @@ def engine_analyser(task: dict, limits: dict) -> dict:
            "pv": list(info.pv or []) if info else [],
            "depth": info.depth if info else 0,
            "nodes": info.nodes if info else 0,
-           "played_score": None}
+           "played_score": None,
+           "table": e.tables.table_result(e.game)}
     if e.multipv > 1:
         out["multipv"] = [{"move": i.pv[0], "score": round(i.score, 2), "pv": list(i.pv)}
                           for i in lines if i.pv and i.score is not None]
@@ -360,7 +361,7 @@ def make_record(task: dict, res: dict, limits: dict, engine: str) -> dict:
             "side": task["side"], "played": task.get("played"), "best": res.get("best"),
             "score": score, "pv": list(res.get("pv") or []), "depth": int(res.get("depth") or 0),
             "nodes": int(res.get("nodes") or 0), "played_score": played_score, "loss": loss,
-            "class": classify(loss), "result": res.get("result"),
+            "class": classify(loss), "result": res.get("result"), "table": res.get("table"),
             **({"multipv": res["multipv"]} if res.get("multipv") else {}),
             "limits": dict(limits), "engine": engine, "time": float(res.get("time") or 0.0)}
 
@@ -772,6 +773,8 @@ def _verdict(rec: dict, pos: Position, style: Style) -> str:
                 parts.append(f"{rec['class']}, loss {rec['loss']:.2f}")
     elif score is not None:
         parts.append(f"{score:+.2f} for {rec.get('side')} to move, best {best}")
+    if rec.get("table"):
+        parts.append(f"endgame table: {rec['table']}")
     parts.append(f"depth {rec.get('depth')}")
     return "; ".join(parts)
 

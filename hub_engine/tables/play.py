@@ -87,6 +87,16 @@ class EngineTables:
             s.set_tables(t.core if t is not None else None, size)
             s.set_root_moves(None)
 
+    def table_result(self, game: Game) -> str | None:
+        """win / draw / loss of the game's position for the side to move as the tables (with
+        the game's counters) know it exactly, None when they do not hold it (`analyse`)."""
+        size = self.size(game.variant)
+        t = self.tables(game.variant) if size else None
+        if t is None or sum(len(p) for p in game.position.board.pieces()) > size:
+            return None
+        v = child_value(t, game.position, game.counters)
+        return None if v is None else ("loss", "draw", "win")[v + 1]
+
     def prepare_root(self, searchers: list, game: Game) -> bool:
         """Restrict the root to value-keeping moves when every move's value is known. True when
         a search of depth 1 is exact: a kings-only root whose children all have distances."""
