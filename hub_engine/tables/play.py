@@ -142,8 +142,14 @@ def child_value(t: Tables, pos: Position, counters: tuple) -> int | None:
 
 
 def root_moves(t: Tables, game: Game) -> list | None:
-    """The legal moves that keep the root's table value, or None when some move's is unknown."""
+    """The legal moves that keep the root's table value, or None when some move's is unknown.
+
+    At a kings-only root with distances, only the moves of the best distance are kept: the
+    fastest conversion when winning, the longest resistance when losing. The distance tables
+    count plies to the next capture, while a search that plays the capture adds what comes
+    after it, so the search alone would shun the conversion and wander."""
     pos, counters = game.position, game.counters
+    distances = t.has_distances(pos)
     values = []
     for m in pos.legal_moves():
         child = pos.play(m)
@@ -151,8 +157,13 @@ def root_moves(t: Tables, game: Game) -> list | None:
                                                            m.promote, counters))
         if v is None:
             return None
-        values.append((-v, m))
+        key = (-v, 0)
+        if distances and v != 0:
+            d = t.core.probe_dtc(child.board)
+            d = 0 if d <= 0 else (d if d < 128 else d - 128)
+            key = (-v, -d if v < 0 else d)     # win: the shortest loss for the child
+        values.append((key, m))
     if not values:
         return None
-    best = max(v for v, _ in values)
-    return [m for v, m in values if v == best]
+    best = max(k for k, _ in values)
+    return [m for k, m in values if k == best]

@@ -111,3 +111,26 @@ def test_a_root_inside_the_tables_keeps_its_value_among_losing_moves():
     assert keep and len(keep) < len(pos.legal_moves())
     res, infos = run(e, pos.hub(), move_time=0.2)
     assert res.move in {m.hub() for m in keep}
+
+
+@pytest.mark.parametrize("variant", ["english", "russian"])
+def test_a_won_kings_root_plays_the_fastest_conversion(variant):
+    # every move the engine picks in a won kings-only table position shortens the distance to
+    # the next capture by one ply (a search alone, adding what comes after a capture, shuns it)
+    import random
+    from hub_engine.notation import Setup
+    e = make(variant)
+    t = e.tables.tables(get_variant(variant))
+    rng = random.Random(2)
+    checked = 0
+    while checked < 12:
+        sq = rng.sample(range(32), 4)
+        pos = Position.from_setup(variant, Setup(0, (), tuple(sq[:2]), (), tuple(sq[2:])))
+        r = t.probe(pos)
+        if r is None or r.ruled != "win" or pos.legal_moves()[0].is_capture:
+            continue
+        res, _ = run(e, pos.hub(), move_time=0.05)
+        child = pos.play(pos.parse_move(res.move))
+        d = t.core.probe_dtc(child.board)
+        assert d >= 128 and d - 128 == r.distance - 1, (pos.hub(), res.move, r.distance, d)
+        checked += 1
