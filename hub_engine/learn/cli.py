@@ -18,7 +18,8 @@ def add_parser(sub) -> None:
 
     d = SelfPlayConfig("russian")
     sp = steps.add_parser("selfplay", help="play games and write quiet positions with results")
-    sp.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+    sp.add_argument("--variant", required=True, choices=sorted(VARIANTS),
+                    help="rules of the games (spanish plays portuguese rules)")
     sp.add_argument("--games", type=int, required=True, help="games wanted in DIR in total")
     sp.add_argument("--out", required=True, metavar="DIR", help="shard directory (resumable)")
     sp.add_argument("--nodes", type=int, default=d.nodes, help=f"nodes per move (default {d.nodes})")
@@ -27,16 +28,22 @@ def add_parser(sub) -> None:
     sp.add_argument("--workers", type=int, default=None, help="local processes (default: all cores)")
     sp.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="a Dask scheduler (tcp://host:port) instead of local processes")
-    sp.add_argument("--seed", type=int, default=d.seed)
-    sp.add_argument("--shard-games", type=int, default=d.shard_games)
+    sp.add_argument("--seed", type=int, default=d.seed,
+                    help="seed of every game's randomness (with the variant and game number)")
+    sp.add_argument("--shard-games", type=int, default=d.shard_games,
+                    help="games per shard file, the unit of work and of resuming")
     sp.add_argument("--opening-plies", type=int, nargs=2, default=(d.opening_min, d.opening_max),
                     metavar=("MIN", "MAX"), help="random opening plies (default 4 8)")
-    sp.add_argument("--random-plies", type=int, default=d.random_plies)
-    sp.add_argument("--epsilon", type=float, default=d.epsilon)
-    sp.add_argument("--max-plies", type=int, default=d.max_plies)
+    sp.add_argument("--random-plies", type=int, default=d.random_plies,
+                    help="plies during which a random near-best move may be played")
+    sp.add_argument("--epsilon", type=float, default=d.epsilon,
+                    help="probability of such a random near-best move")
+    sp.add_argument("--max-plies", type=int, default=d.max_plies,
+                    help="a game this long is a draw")
 
     tr = steps.add_parser("train", help="fit weights to self-play positions (needs numpy)")
-    tr.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+    tr.add_argument("--variant", required=True, choices=sorted(VARIANTS),
+                    help="rule-set of the weights (spanish: portuguese)")
     tr.add_argument("--data", required=True, nargs="+", metavar="DIR",
                     help="self-play directories (several: generations pooled)")
     tr.add_argument("--out", required=True, metavar="WEIGHTS", help="weight file to write")

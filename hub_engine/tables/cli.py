@@ -17,7 +17,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                               description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="tables_command", required=True)
     b = sub.add_parser("build", help="build the tables of a variant's rules (resumable)")
-    b.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+    b.add_argument("--variant", required=True, choices=sorted(VARIANTS),
+                   help="rule-set to build (spanish: the portuguese tables)")
     b.add_argument("--pieces", type=int, default=MAX_PIECES,
                    help=f"largest piece count (2..{MAX_PIECES}, default {MAX_PIECES})")
     b.add_argument("--dir", help="tables directory (default $HUB_ENGINE_TABLES or the user data dir)")
@@ -26,12 +27,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="keep the 6-piece work files (needed only by a later, larger build)")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
     pr = sub.add_parser("probe", help="win, draw or loss of a position for the side to move")
-    pr.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+    pr.add_argument("--variant", required=True, choices=sorted(VARIANTS),
+                    help="rules of the position")
     pr.add_argument("--pos", required=True, help="Hub position string or PDN FEN")
-    pr.add_argument("--dir", help="tables directory")
+    pr.add_argument("--dir", help="tables directory (default $HUB_ENGINE_TABLES or the user "
+                                  "data dir)")
     i = sub.add_parser("info", help="list built tables: slices, sizes, checksums, build figures")
     i.add_argument("--variant", choices=sorted(VARIANTS), help="one variant's rule-set (default all)")
-    i.add_argument("--dir", help="tables directory")
+    i.add_argument("--dir", help="tables directory (default $HUB_ENGINE_TABLES or the user "
+                                 "data dir)")
     i.add_argument("--slices", action="store_true", help="one line per slice file")
     p.set_defaults(handler=run)
     return p

@@ -18,7 +18,8 @@ from protocol.client import HubClient
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = engine_command()
-COMMANDS = ("hub", "perft", "bench", "analyse", "match", "report")
+SUBCOMMANDS = ("learn selfplay", "learn train", "tables build", "tables probe", "tables info")
+COMMANDS = ("hub", "perft", "bench", "analyse", "match", "report", "learn", "tables")
 
 
 def bare_env() -> dict[str, str]:
@@ -51,9 +52,9 @@ def test_top_level_help_lists_every_command():
     assert "--version" in r.stdout and "--log-file" in r.stdout
 
 
-@pytest.mark.parametrize("command", COMMANDS[1:])
+@pytest.mark.parametrize("command", [*COMMANDS[1:6], *SUBCOMMANDS])
 def test_every_option_has_a_help_text_with_its_default(command):
-    r = run(command, "--help")
+    r = run(*command.split(), "--help")
     assert r.returncode == 0, r.stderr
     options = r.stdout.split("options:", 1)[1]
     # each option line (two-space indent, a dash) is followed by words of help
