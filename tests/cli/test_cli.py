@@ -102,11 +102,17 @@ def test_hub_mode_writes_nothing_on_stderr_by_default(tmp_path):
     assert "unknown command bogus-command" in r.stderr
 
 
+def _default_sigint() -> None:
+    """A terminal's Ctrl-C: a runner started in the background (`cmd &`) passes SIGINT on as
+    ignored, and Python then leaves it ignored, so restore the default in the child first."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("args", [(), ("perft", "--depth", "13"), ("bench", "--depth", "40")])
 def test_ctrl_c_exits_quietly(args):
     proc = subprocess.Popen([*ENGINE, *args], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=bare_env())
+                            env=bare_env(), preexec_fn=_default_sigint)
     try:
         proc.stdin.write("hub\n")
         proc.stdin.flush()
