@@ -11,6 +11,7 @@ total nodes of all threads are reported (not deterministic).
 """
 from __future__ import annotations
 
+import functools
 import threading
 import time
 
@@ -61,6 +62,14 @@ def _helper_loop(searcher: Searcher, board, depth: int, counters: tuple, done: t
         d += 1
 
 
+@functools.lru_cache(maxsize=None)
+def _tables(variant: str, tables_path: str | None, bb_size: int):
+    """The compiled tables of a variant, opened once per bench run, not once per position."""
+    from hub_engine.tables import open_tables
+
+    return open_tables(variant, tables_path, max_pieces=bb_size).core
+
+
 def search_position(variant: str, text: str, depth: int, threads: int = 1,
                     tt_log2: int = TT_LOG2, eval: str = EVAL_KINDS[0], bb_size: int = 0,
                     tables_path: str | None = None) -> dict:
@@ -76,9 +85,7 @@ def search_position(variant: str, text: str, depth: int, threads: int = 1,
     main = Searcher(v.core_rules, tt, weights)
     helpers = [Searcher(v.core_rules, tt, weights) for _ in range(threads - 1)]
     if bb_size:
-        from hub_engine.tables import open_tables
-
-        core = open_tables(v, tables_path, max_pieces=bb_size).core
+        core = _tables(v.name, tables_path, bb_size)
         for s in [main, *helpers]:
             s.set_tables(core, bb_size)
     totals = [0] * len(helpers)

@@ -42,7 +42,9 @@ class EngineTables:
         return self._cache[key]
 
     def size(self, variant) -> int:
-        """The effective bb-size for variant (loads its tables)."""
+        """The effective bb-size for variant (loads its tables unless bb-size is 0)."""
+        if self.bb_size == 0:
+            return 0
         t = self.tables(variant)
         if t is None:
             return 0
