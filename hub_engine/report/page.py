@@ -14,20 +14,18 @@ import re
 from importlib import resources
 
 from hub_engine import __version__
+from hub_engine.analyse import BLUNDER, INACCURACY, MISTAKE, NAGS
 from hub_engine.report import boards, stats
 from hub_engine.report.records import CLASSES, Collection
 
 # the order of a node's fields in the page data (the script reads them by these positions)
 NODE_FIELDS = ("ply", "label", "side", "position", "played", "best", "score", "pv",
                "played_score", "loss", "class", "depth", "nodes", "multipv", "result")
-NAGS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 TEMPLATE_FIELD = re.compile(r"@([A-Z]+)@")
 
 
 def thresholds() -> dict[str, float]:
-    """The analysis' class thresholds (imported here: hub_engine.analyse may import this package)."""
-    from hub_engine.analyse import BLUNDER, INACCURACY, MISTAKE
-
+    """The analysis' class thresholds, as the page's script colours the moves."""
     return {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER}
 
 

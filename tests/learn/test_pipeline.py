@@ -34,9 +34,10 @@ def test_a_game_is_reproducible_and_records_quiet_positions():
     assert a and result in (-1, 0, 1) and plies >= len(a)
     assert all(r.result == result and r.game == 3 for r in a)
     from hub_engine.core import has_capture_either
-    from tests_learn_boards import board_of_record
+    from learn_helpers import board_of
 
-    assert not any(has_capture_either(board_of_record("english", r)) for r in a)
+    assert not any(has_capture_either(board_of("english", r.white, r.black, r.kings, r.side))
+                   for r in a)
 
 
 def test_selfplay_writes_shards_and_resumes(tmp_path):

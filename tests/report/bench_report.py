@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from report_browser import chromium, load_times, page_errors  # noqa: E402
 
+from hub_engine.analyse import classify  # noqa: E402
 from hub_engine.position import Position  # noqa: E402
 from hub_engine.report import write_report  # noqa: E402
 from hub_engine.report.records import read_files  # noqa: E402
@@ -61,8 +62,7 @@ def made_up(games: int, seed: int = 1) -> list[dict]:
             best = played if played and not loss else rnd.choice(moves)
             pv = [best] + [rnd.choice(moves) for _ in range(rnd.randint(4, 10))]
             score = round(max(-9, min(9, score + rnd.uniform(-0.4, 0.4))), 2)
-            cls = (None if loss is None or loss < 0.3 else "inaccuracy" if loss < 1 else
-                   "mistake" if loss < 2.5 else "blunder")
+            cls = classify(loss)
             out.append({"game": f"made-up.pdn#{n}", "ply": ply,
                         "label": f"{ply // 2 + 1}{'...' if ply % 2 else '.'}" if played else None,
                         "variant": "russian", "position": pos.hub(), "fen": pos.fen(),
