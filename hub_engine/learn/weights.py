@@ -99,7 +99,7 @@ def read_values(path) -> tuple[dict, array]:
     return header, arr
 
 
-_CACHE: dict[tuple, object] = {}
+_CACHE: dict[tuple, object] = {}       # (path, mtime) -> PatternWeights
 
 
 def pattern_weights(path, variant: str | None = None):
@@ -115,15 +115,8 @@ def pattern_weights(path, variant: str | None = None):
         header, arr = read_values(p)
         if variant is not None and header["variant"] != weight_variant(variant):
             raise ValueError(f"{path}: weights for {header['variant']}, not {variant}")
-        raw = arr.tobytes() if sys.byteorder == "little" else _swapped(arr)
-        _CACHE[key] = (PatternWeights(raw), header)
-    return _CACHE[key][0]
-
-
-def _swapped(arr: array) -> bytes:
-    out = array("h", arr)
-    out.byteswap()
-    return out.tobytes()
+        _CACHE[key] = PatternWeights(arr.tobytes())     # native order, as the core copies it
+    return _CACHE[key]
 
 
 def evaluation(variant: str, kind: str = "learned") -> dict:
