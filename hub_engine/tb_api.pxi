@@ -60,13 +60,6 @@ cdef class CoreTables:
         s.data_len = data.shape[0]
         s.kind = TBK_DTC
 
-    def has(self, tuple material, bint dtc=False) -> bool:
-        wm, wk, bm, bk = material
-        if min(material) < 0 or max(material) >= TB_MAXG:
-            return False
-        cdef TBSlice* s = &self.ts.dtc[mat_code(wm, wk, bm, bk)] if dtc else &self.ts.wld[mat_code(wm, wk, bm, bk)]
-        return s.kind != TBK_NONE
-
     def probe(self, CoreBoard board) -> int:
         """0 draw, 1 win, 2 loss for the side to move (no capture may be pending); -1 unknown."""
         return tb_probe_wld(self.ts, &board.b)
@@ -90,15 +83,6 @@ def tb_plies_left(CoreBoard board, tuple counters) -> int:
     cdef Counters c
     c.quiet, c.nocapcrown, c.cfg, c.cfg_plies = counters
     return plies_left(&board.rules.r, &c)
-
-
-def tb_material(CoreBoard board) -> tuple:
-    """(wm, wk, bm, bk) of board seen from its side to move, and its index in that slice."""
-    cdef uint32_t wmen, wk, bmen, bkings
-    cdef TBDims d
-    normal_masks(&board.b, &wmen, &wk, &bmen, &bkings)
-    tb_dims(&d, popcount(wmen), popcount(wk), popcount(bmen), popcount(bkings))
-    return ((d.wm, d.wk, d.bm, d.bk), tb_index(&d, wmen, wk, bmen, bkings))
 
 
 def tb_slice_size(int wm, int wk, int bm, int bk) -> int:

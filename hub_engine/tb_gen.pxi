@@ -326,27 +326,6 @@ cdef bytes take_buf(ByteBuf* b):
     return out
 
 
-def tb_encode(const uint8_t[::1] symbols) -> tuple:
-    """Run-length encode symbols (0 draw, 1 win, 2 loss, 3 don't care): (blocks, data) bytes."""
-    cdef ByteBuf data, blocks
-    cdef int rc
-    memset(&data, 0, sizeof(ByteBuf))
-    memset(&blocks, 0, sizeof(ByteBuf))
-    cdef uint64_t n = symbols.shape[0]
-    with nogil:
-        rc = rle_encode(&symbols[0] if n else NULL, n, &data, &blocks)
-    if rc:
-        free(data.p)
-        free(blocks.p)
-        raise MemoryError("cannot encode the table")
-    if blocks.n == 0:
-        entry = b"\0" * 8
-        return entry, take_buf(&data)
-    return take_buf(&blocks), take_buf(&data)
-
-
-# --- one pair, from Python ------------------------------------------------------------------
-
 cdef dict gen_output(GenCtx* g, int k):
     """Raw 2-bit symbols, the encoded table, the distance table and counts of side k."""
     cdef GenSide* s = &g.side[k]

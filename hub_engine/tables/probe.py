@@ -81,10 +81,6 @@ class Tables:
                 break
         return best
 
-    def has(self, position: Position) -> bool:
-        _, _, m = _material(position)
-        return ("wld", m) in self.files
-
     def probe(self, position: Position, counters: tuple | None = None) -> ProbeResult | None:
         """The table value of position (captures resolved by trying them), None if not stored."""
         if counters is None:
