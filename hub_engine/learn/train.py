@@ -185,13 +185,13 @@ def score0(rec: np.ndarray) -> np.ndarray:
 
 
 def dedupe(rec: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Unique positions (first record of each) with their mean target."""
+    """Unique positions (the index of the first record of each) with their mean target."""
     key = np.stack([rec["white"].astype(np.uint64) | (rec["black"].astype(np.uint64) << 32),
                     rec["kings"].astype(np.uint64) | (rec["side"].astype(np.uint64) << 32)], axis=1)
     _u, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
     mean = np.bincount(inverse, weights=y) / np.bincount(inverse)
-    return rec[first], mean
+    return first, mean
 
 
 def split(keys: np.ndarray, share: float, seed: int) -> np.ndarray:
@@ -232,14 +232,14 @@ def train(variant: str, rec: np.ndarray, keys: np.ndarray, cfg: TrainConfig,
     rec, keys = rec[keep], keys[keep]
     f_all = F.features(rec["white"], rec["black"], rec["kings"], rec["side"], flying)
     usable = ~f_all.scaled
-    rec, keys = rec[usable], keys[usable]
+    rec, keys, f_use = rec[usable], keys[usable], f_all.take(usable)
     held = split(keys, cfg.holdout, cfg.seed) if cfg.holdout > 0 else np.zeros(len(rec), bool)
     tr, ho = rec[~held], rec[held]
     r_tr = (tr["result"].astype(np.float64) + 1) / 2
     k = fit_k(score0(tr), r_tr)
     log(f"{variant}: {len(rec)} positions ({len(ho)} held out), K = {k:.1f}")
-    tr_u, y_u = dedupe(tr, targets(tr, k, cfg.blend))
-    f_tr = F.features(tr_u["white"], tr_u["black"], tr_u["kings"], tr_u["side"], flying)
+    first, y_u = dedupe(tr, targets(tr, k, cfg.blend))
+    tr_u, f_tr = tr[first], f_use.take(~held).take(first)    # features depend on the row alone
     log(f"{variant}: {len(tr_u)} unique training positions")
     model = Model(f_tr, y_u, k, cfg.l2)
     theta0 = initial_theta(hand) if init_values is None else theta_from_values(init_values)
@@ -248,7 +248,7 @@ def train(variant: str, rec: np.ndarray, keys: np.ndarray, cfg: TrainConfig,
     report = {"variant": variant, "positions": int(len(rec)), "train_unique": int(len(tr_u)),
               "held_out": int(len(ho)), "k": round(k, 1), "l2": cfg.l2, "blend": cfg.blend}
     if len(ho):
-        f_ho = F.features(ho["white"], ho["black"], ho["kings"], ho["side"], flying)
+        f_ho = f_use.take(held)
         y_ho = (ho["result"].astype(np.float64) + 1) / 2
         learned = F.evaluate_int(values, f_ho, ho["white"], ho["black"], ho["kings"], hand, flying)
         learned0 = np.where(ho["side"] == 0, learned, -learned)
