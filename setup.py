@@ -9,7 +9,7 @@ if platform.machine() in ("x86_64", "AMD64"):
     ARGS.append("-mpopcnt")
 
 EXTENSIONS = [
-    Extension("hub_engine.core", ["hub_engine/core.pyx"], extra_compile_args=ARGS),
+    Extension("hub_engine.core._core", ["hub_engine/core/_core.pyx"], extra_compile_args=ARGS),
 ]
 
 setup(ext_modules=cythonize(EXTENSIONS, language_level=3, compiler_directives={

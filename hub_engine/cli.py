@@ -94,7 +94,7 @@ class Parser(argparse.ArgumentParser):
 # --- commands ---------------------------------------------------------------------------------
 
 def _position(args: argparse.Namespace):
-    from hub_engine.position import Position
+    from hub_engine.rules.position import Position
 
     if args.fen:
         return Position.from_fen(args.variant, args.fen)
@@ -121,7 +121,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from hub_engine import bench
+    from hub_engine.engine import bench
 
     bench.main(depth=args.depth, threads=args.threads, eval=args.eval, bb_size=args.bb_size,
                tables_path=args.tables_path)
@@ -152,10 +152,11 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     if not tools:
         return p
 
-    from hub_engine import analyse, match
-    from hub_engine.bench import DEFAULT_DEPTH
+    from hub_engine.analysis import analyse
+    from hub_engine.matches import match
+    from hub_engine.engine.bench import DEFAULT_DEPTH
     from hub_engine.report import command as report_command
-    from hub_engine.variants import VARIANTS
+    from hub_engine.rules.variants import VARIANTS
 
     perft = sub.add_parser("perft", help="count leaf positions (duplicate capture paths merged)")
     perft.add_argument("--variant", default="brazilian", choices=sorted(VARIANTS),

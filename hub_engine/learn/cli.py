@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hub_engine.variants import VARIANTS
+from hub_engine.rules.variants import VARIANTS
 
 
 def add_parser(sub) -> None:

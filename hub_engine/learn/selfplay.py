@@ -66,7 +66,7 @@ class Player:
     def __init__(self, cfg: SelfPlayConfig, tt_log2: int = 18):
         from hub_engine.core import Searcher, TransTable
         from hub_engine.learn.weights import evaluation
-        from hub_engine.variants import get_variant
+        from hub_engine.rules.variants import get_variant
 
         self.variant = get_variant(cfg.variant)
         self.tt = TransTable(tt_log2)
@@ -132,7 +132,7 @@ def _near_best(player: Player, game, rng: random.Random, margin: int, depth: int
 
 def _opening(player: Player, cfg: SelfPlayConfig, rng: random.Random):
     """A Game after a random opening that a search finds balanced (the last try if none is)."""
-    from hub_engine.position import Game
+    from hub_engine.rules.position import Game
 
     game = None
     for _try in range(20):

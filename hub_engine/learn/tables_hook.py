@@ -27,7 +27,7 @@ def table_probe(variant: str) -> TableProbe | None:
     tables = open_tables(variant)
     if not getattr(tables, "files", None):
         return None
-    from hub_engine.position import Position
+    from hub_engine.rules.position import Position
 
     def probe(board) -> int | None:
         result = tables.probe(Position(variant, board))

@@ -40,7 +40,7 @@ def load(dirs, variant: str) -> tuple[np.ndarray, np.ndarray, dict]:
     from hub_engine.learn.weights import weight_variant
 
     parts, keys, games, shards = [], [], 0, 0
-    from hub_engine.variants import VARIANTS
+    from hub_engine.rules.variants import VARIANTS
 
     names = sorted(v for v in VARIANTS if weight_variant(v) == weight_variant(variant))
     for d, directory in enumerate(dirs):
@@ -205,7 +205,7 @@ def split(keys: np.ndarray, share: float, seed: int) -> np.ndarray:
 def hand_scores(variant: str, rec: np.ndarray) -> np.ndarray:
     """The hand-set static evaluation (side 0's view) of records, through the compiled core."""
     from hub_engine.core import CoreBoard, Searcher, TransTable, eval_weights
-    from hub_engine.variants import get_variant
+    from hub_engine.rules.variants import get_variant
 
     rules = get_variant(variant).core_rules
     s = Searcher(rules, TransTable(12), eval_weights(variant))
@@ -223,7 +223,7 @@ def train(variant: str, rec: np.ndarray, keys: np.ndarray, cfg: TrainConfig,
           ) -> tuple[np.ndarray, dict]:
     """Fit weights to records: (int16 file values, report with the held-out losses)."""
     from hub_engine.core import eval_weights
-    from hub_engine.variants import get_variant
+    from hub_engine.rules.variants import get_variant
 
     log = log or (lambda line: None)
     flying = get_variant(variant).flying_kings

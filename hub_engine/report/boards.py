@@ -12,8 +12,8 @@ in each player's lower-left corner). Each square carries its name in three notat
 """
 from __future__ import annotations
 
-from hub_engine import notation
-from hub_engine.variants import VARIANTS, Variant
+from hub_engine.rules import notation
+from hub_engine.rules.variants import VARIANTS, Variant
 
 NOTATIONS = ("record", "hub", "algebraic")
 NOTATION_TITLES = {"record": "game record", "hub": "Hub move numbers", "algebraic": "a1-h8"}

@@ -1,6 +1,6 @@
 """Analysis records (the JSON Lines of `hub-engine analyse`) read, checked and put in order.
 
-A record is one analysed position: see hub_engine.analyse for its fields. The report groups them
+A record is one analysed position: see hub_engine.analysis.analyse for its fields. The report groups them
 into collections: a game (records of one `FILE#N`, by ply) or a part of a position list (records
 of `FILE:LINE`, by line, at most LINES_PER_PAGE a part). Records arrive in the order the analysis
 finished them; everything here is sorted, so the same records give the same report whatever
@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import IO, Iterable
 
-from hub_engine.position import Position
+from hub_engine.rules.position import Position
 from hub_engine.report.tags import split_game_id
-from hub_engine.variants import VARIANTS
+from hub_engine.rules.variants import VARIANTS
 
 LINES_PER_PAGE = 200          # positions of a position list shown on one page of the report
 _POSITION_RE = re.compile(r"[WB][wbWBe]{32}")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from typing import Iterable
 
-from hub_engine import pdn
-from hub_engine.pdn import PdnGame
+from hub_engine.rules import pdn
+from hub_engine.rules.pdn import PdnGame
 
 SHOWN_TAGS = ("White", "Black", "Result", "Event", "Site", "Date", "Round")
 RECORD_FIELDS = {name.lower(): name for name in SHOWN_TAGS}

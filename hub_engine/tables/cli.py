@@ -11,7 +11,7 @@ from hub_engine.tables.slices import MAX_PIECES, RULESETS, ruleset_of
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register `tables` and its subcommands on hub-engine's subparsers."""
-    from hub_engine.variants import VARIANTS
+    from hub_engine.rules.variants import VARIANTS
 
     p = subparsers.add_parser("tables", help="endgame tables: build, probe, info",
                               description=__doc__.splitlines()[0])
@@ -65,7 +65,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from hub_engine.position import Position
+    from hub_engine.rules.position import Position
     from hub_engine.tables.probe import open_tables
 
     pos = Position.parse(args.variant, args.pos)

@@ -15,8 +15,8 @@ import random
 import sys
 
 from hub_engine.core import INF, Searcher, TransTable, eval_weights
-from hub_engine.position import Game
-from hub_engine.variants import VARIANTS, get_variant
+from hub_engine.rules.position import Game
+from hub_engine.rules.variants import VARIANTS, get_variant
 
 
 def _score(searcher: Searcher, game: Game, depth: int) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hub_engine.position import Game, Position
+from hub_engine.rules.position import Game, Position
 from hub_engine.tables.probe import Tables, pieces_on_disk, search_roots
 from hub_engine.tables.slices import MAX_PIECES, ruleset_of
 from protocol import ParamSpec

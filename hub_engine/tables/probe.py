@@ -19,7 +19,7 @@ from pathlib import Path
 from loguru import logger
 
 from hub_engine.core import CoreTables
-from hub_engine.position import Position
+from hub_engine.rules.position import Position
 from hub_engine.tables import fileformat as ff
 from hub_engine.tables.store import read_slice
 from hub_engine.tables.slices import MAX_PIECES, Material, ruleset_of, slices

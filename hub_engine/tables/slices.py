@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Iterator, NamedTuple
 
 from hub_engine.core import tb_slice_size
-from hub_engine.variants import VARIANTS, Variant, get_variant
+from hub_engine.rules.variants import VARIANTS, Variant, get_variant
 
 MAX_PIECES = 6          # the largest tables the build command makes (RAM and time budget)
 DTC_MAX_PIECES = 5      # kings-only slices up to this size also get a distance table

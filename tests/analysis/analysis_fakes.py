@@ -8,7 +8,7 @@ import os
 import time
 import zlib
 
-from hub_engine.position import Position
+from hub_engine.rules.position import Position
 
 
 def stub_analyser(task: dict, limits: dict) -> dict:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from analysis_fakes import failing_analyser, stub_analyser
 
-from hub_engine import analyse as an
-from hub_engine.pdn import read_pdn_file
-from hub_engine.position import Position
+from hub_engine.analysis import analyse as an
+from hub_engine.rules.pdn import read_pdn_file
+from hub_engine.rules.position import Position
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"
@@ -184,7 +184,7 @@ KILL_SCRIPT = """
 import sys
 sys.path[:0] = [{here!r}, {root!r}]
 from analysis_fakes import stub_analyser
-from hub_engine.analyse import analyse
+from hub_engine.analysis.analyse import analyse
 analyse([{games!r}], depth=4, workers={workers}, output={out!r}, analyser=stub_analyser,
         errors_to=None)
 """
@@ -279,7 +279,7 @@ INTERRUPT_SCRIPT = """
 import sys
 sys.path[:0] = [{here!r}, {root!r}]
 from analysis_fakes import stub_analyser
-from hub_engine import analyse as an
+from hub_engine.analysis import analyse as an
 an.engine_analyser = stub_analyser
 sys.exit(an.main(["analyse", {games!r}, "--depth", "4", "--workers", "2", "--output", {out!r}]))
 """

@@ -14,7 +14,7 @@ import pytest
 from analysis_fakes import stub_analyser
 from launchers import engine_command
 
-from hub_engine import analyse as an
+from hub_engine.analysis import analyse as an
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"
@@ -254,7 +254,7 @@ POOL_SCRIPT = """
 import sys
 sys.path[:0] = [{here!r}, {root!r}]
 from analysis_fakes import stub_analyser
-from hub_engine.analyse import analyse
+from hub_engine.analysis.analyse import analyse
 analyse([{games!r}], depth=4, workers=2, output={out!r}, analyser=stub_analyser, errors_to=None)
 """
 
@@ -282,7 +282,7 @@ def test_pool_workers_exit_when_the_main_process_is_killed(tmp_path):
 WATCH_SCRIPT = """
 import sys, time
 sys.path[:0] = [{root!r}]
-from hub_engine.analyse import exit_with_parent
+from hub_engine.analysis.analyse import exit_with_parent
 exit_with_parent(use_prctl=False, poll=0.05)      # the fallback of systems without prctl
 print("watching", flush=True)
 time.sleep(60)

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from hub_engine.notation import Setup
-from hub_engine.pdn import (PdnError, Style, capture_path, comment_text, detect_format,
+from hub_engine.rules.notation import Setup
+from hub_engine.rules.pdn import (PdnError, Style, capture_path, comment_text, detect_format,
                             gametype_number, iter_pdn, path_fits, read_pdn, read_pdn_file,
                             read_position_lines, record_text, resolve_move, write_move)
-from hub_engine.position import IllegalMoveError, Position
+from hub_engine.rules.position import IllegalMoveError, Position
 
 DATA = Path(__file__).parent / "data"
 

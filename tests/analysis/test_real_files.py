@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from analysis_fakes import stub_analyser
 
-from hub_engine import analyse as an
-from hub_engine.pdn import read_pdn, read_pdn_file, write_move
+from hub_engine.analysis import analyse as an
+from hub_engine.rules.pdn import read_pdn, read_pdn_file, write_move
 
 pdn_mod = pytest.importorskip("draughts.PDN", reason="pydraughts (the test extra) is not installed")
 from draughts import Board, Move  # noqa: E402

@@ -178,14 +178,14 @@ def check_done_line(text: str) -> dict[str, str]:
 
 # -- engine-side legality (portuguese/spanish and raw-pipe games) ---------------------------
 def engine_game(variant: str):
-    from hub_engine.position import Game
+    from hub_engine.rules.position import Game
 
     return Game(variant)
 
 
 def check_and_play(game, move_text: str, notation: str = "variant") -> None:
     """The move is legal in the game's current position (engine's own generator); play it."""
-    from hub_engine.position import IllegalMoveError
+    from hub_engine.rules.position import IllegalMoveError
 
     pos = game.position
     try:
@@ -309,7 +309,7 @@ def check_pydraughts_info(info: dict, legal_count: int, max_depth: int | None = 
 
 def check_pv(variant: str, start, moves: list, pv_text: str, notation: str = "variant") -> None:
     """Every move of a pv is legal in turn from the searched position."""
-    from hub_engine.position import Game
+    from hub_engine.rules.position import Game
 
     game = Game(variant, start, moves)
     for move_text in pv_text.split():

@@ -1,4 +1,4 @@
-"""Smoke test of `python -m hub_engine.latency`: it runs and prints its three figures.
+"""Smoke test of `python -m hub_engine.matches.latency`: it runs and prints its three figures.
 
 The figures themselves are not asserted (no timing asserts in tests); run the module by hand.
 """
@@ -16,7 +16,7 @@ LINE = re.compile(r"(start_to_wait|init_to_ready|stop_to_done) median=\d+\.\d{3}
 
 def test_latency_module_prints_three_figures():
     proc = subprocess.run(
-        [sys.executable, "-m", "hub_engine.latency", "--runs", "1", "--warmup", "0",
+        [sys.executable, "-m", "hub_engine.matches.latency", "--runs", "1", "--warmup", "0",
          "--tt-size", "16", "--exe", shlex.join(ENGINE_CMD)],
         cwd=REPO, env=engine_env(), capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -30,7 +30,7 @@ def test_latency_module_prints_three_figures():
 
 def test_latency_module_reports_a_dead_engine():
     proc = subprocess.run(
-        [sys.executable, "-m", "hub_engine.latency", "--runs", "1", "--warmup", "0",
+        [sys.executable, "-m", "hub_engine.matches.latency", "--runs", "1", "--warmup", "0",
          "--exe", f"{shlex.quote(sys.executable)} -c pass"],
         cwd=REPO, env=engine_env(), capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 1

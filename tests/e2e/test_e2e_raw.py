@@ -29,7 +29,7 @@ from e2e_helpers import (
     play_with_timeout,
 )
 
-from hub_engine.position import Game, Position
+from hub_engine.rules.position import Game, Position
 
 
 def single_move_line(variant: str) -> tuple[list[str], str]:

@@ -20,7 +20,7 @@ from e2e_helpers import (
     parse_fields,
 )
 
-from hub_engine.position import Game, Position
+from hub_engine.rules.position import Game, Position
 
 NO_MOVE_POS = "W" + "e" * 31 + "b"          # white to move and no white piece
 QUICK_EXIT = 5.0                            # generous: "at once" on a loaded machine

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from hub_engine.engine import Engine
-from hub_engine.position import Position
+from hub_engine.rules.position import Position
 from protocol import Limits
 
 

@@ -8,8 +8,8 @@ import pytest
 from loguru import logger
 from test_engine import make_engine, search
 
-from hub_engine.engine import MAX_DEPTH, MAX_NODES, Engine, search_bounds
-from hub_engine.position import Game
+from hub_engine.engine.engine import MAX_DEPTH, MAX_NODES, Engine, search_bounds
+from hub_engine.rules.position import Game
 from protocol import Limits
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from hub_engine.engine import MAX_MULTIPV, Engine
-from hub_engine.position import Game
+from hub_engine.engine.engine import MAX_MULTIPV, Engine
+from hub_engine.rules.position import Game
 from protocol import Limits, format_info
 
 # (variant, moves from the start): positions with seven legal moves and no capture

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from hub_engine import skill
+from hub_engine.engine import skill
 from hub_engine.engine import Engine
-from hub_engine.position import Game
+from hub_engine.rules.position import Game
 from protocol import Limits
 
 OPENING = "11-14 21-18 14x21x18 26x17x21 9-13 29-26".split()      # russian, 7 legal moves

@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from hub_engine.timeman import (DEFAULT_MOVES_TO_GO, MAX_SECONDS, MOVE_OVERHEAD, MOVE_TIME_MARGIN,
+from hub_engine.engine.timeman import (DEFAULT_MOVES_TO_GO, MAX_SECONDS, MOVE_OVERHEAD, MOVE_TIME_MARGIN,
                                 RESERVE, Budget, Overhead, budget)
 
 CLOCKS = [0.0, 0.001, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0, 3.0, 60.0, 3600.0]

@@ -6,7 +6,7 @@ from array import array
 
 from hub_engine.core import CoreBoard, PatternWeights, Searcher, TransTable, eval_weights
 from hub_engine.learn import patterns as P
-from hub_engine.variants import get_variant
+from hub_engine.rules.variants import get_variant
 
 
 def random_position(rng: random.Random, balanced: bool = False) -> tuple[int, int, int, int]:

@@ -10,8 +10,8 @@ np = pytest.importorskip("numpy")
 from hub_engine.core import eval_weights, has_capture_either  # noqa: E402
 from hub_engine.learn import features as F  # noqa: E402
 from hub_engine.learn.weights import evaluation, read_values, shipped_path  # noqa: E402
-from hub_engine.position import Position  # noqa: E402
-from hub_engine.variants import VARIANTS, get_variant  # noqa: E402
+from hub_engine.rules.position import Position  # noqa: E402
+from hub_engine.rules.variants import VARIANTS, get_variant  # noqa: E402
 
 from learn_helpers import board_of, compiled_searcher, random_position, random_values  # noqa: E402
 

@@ -85,8 +85,8 @@ def test_train_end_to_end_writes_loadable_weights(tmp_path):
     assert header["variant"] == "brazilian" and header["notes"]["games"] == 6
     weights = evaluation("brazilian", str(out))
     from hub_engine.core import Searcher, TransTable
-    from hub_engine.position import Position
-    from hub_engine.variants import get_variant
+    from hub_engine.rules.position import Position
+    from hub_engine.rules.variants import get_variant
 
     s = Searcher(get_variant("brazilian").core_rules, TransTable(12), weights)
     assert isinstance(s.evaluate(Position.start("brazilian").board), int)
@@ -213,8 +213,8 @@ def test_weights_directory_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("HUB_ENGINE_WEIGHTS_DIR", str(tmp_path))
     assert shipped_path("italian") == tmp_path / "learned-italian.bin"
     from hub_engine.core import Searcher, TransTable
-    from hub_engine.position import Position
-    from hub_engine.variants import get_variant
+    from hub_engine.rules.position import Position
+    from hub_engine.rules.variants import get_variant
 
     s = Searcher(get_variant("italian").core_rules, TransTable(12), evaluation("italian"))
     assert s.evaluate(Position.start("italian").board) == 0       # all-zero weights
@@ -238,7 +238,7 @@ def test_table_hook_reads_the_tables_package(monkeypatch):
     from dataclasses import dataclass
 
     from hub_engine.learn.tables_hook import table_probe
-    from hub_engine.position import Position
+    from hub_engine.rules.position import Position
 
     @dataclass
     class Result:

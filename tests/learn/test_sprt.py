@@ -1,4 +1,4 @@
-"""The SPRT statistics of hub_engine.sprt."""
+"""The SPRT statistics of hub_engine.matches.sprt."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from hub_engine.sprt import PENTANOMIAL, SPRT, bounds, elo_to_score, llr
+from hub_engine.matches.sprt import PENTANOMIAL, SPRT, bounds, elo_to_score, llr
 
 
 def test_bounds_match_the_textbook_values():
@@ -88,7 +88,7 @@ def test_match_stops_when_the_sprt_decides(tmp_path, monkeypatch):
     import sys
     from pathlib import Path
 
-    from hub_engine import match
+    from hub_engine.matches import match
 
     strength = Path(__file__).resolve().parents[1] / "strength"
     fake = f"{sys.executable} {strength / 'fake_engines.py'}"

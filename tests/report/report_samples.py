@@ -8,10 +8,10 @@ import json
 import shutil
 from pathlib import Path
 
-from hub_engine import notation
-from hub_engine.analyse import analyse, classify, make_record
-from hub_engine.position import Position
-from hub_engine.variants import Variant
+from hub_engine.rules import notation
+from hub_engine.analysis.analyse import analyse, classify, make_record
+from hub_engine.rules.position import Position
+from hub_engine.rules.variants import Variant
 
 DATA = Path(__file__).resolve().parents[1] / "analysis" / "data"
 

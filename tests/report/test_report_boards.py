@@ -3,10 +3,10 @@ module's own square numbering rather than against the report's formulas."""
 import pytest
 from report_samples import seen_from_white
 
-from hub_engine import notation
-from hub_engine.position import Position
+from hub_engine.rules import notation
+from hub_engine.rules.position import Position
 from hub_engine.report.boards import geometry, square_names, square_xy
-from hub_engine.variants import VARIANTS
+from hub_engine.rules.variants import VARIANTS
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))

@@ -17,10 +17,10 @@ import pytest
 from report_browser import chromium, load_times, page_errors
 from report_samples import analysed, game_records, seen_from_white
 
-from hub_engine import pdn
-from hub_engine.position import Position
+from hub_engine.rules import pdn
+from hub_engine.rules.position import Position
 from hub_engine.report import write_report
-from hub_engine.variants import VARIANTS
+from hub_engine.rules.variants import VARIANTS
 
 SPANISH = ["11-15", "22-19", "15x22x19", "27x18x22", "12-16", "23-20"]
 SCREENSHOT_DIR = os.environ.get("HUB_ENGINE_REPORT_SCREENSHOTS")   # keep the screenshots here too

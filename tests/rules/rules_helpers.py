@@ -7,7 +7,7 @@ is mirrored left-right (file a <-> h), which is what a board with the light corn
 is, so one diagram tests the same geometry in every variant.
 
 The Hub layout and the variants' move numbers are computed here straight from hub-protocol.md
-("8x8 positions and square numbers"), NOT with hub_engine.notation, so that tests compare the
+("8x8 positions and square numbers"), NOT with hub_engine.rules.notation, so that tests compare the
 engine against an independent reading of the documents.
 """
 from __future__ import annotations
@@ -131,7 +131,7 @@ def random_setups(variant: str, count: int, seed: int) -> list[Position]:
     """Random sparse positions: up to 10 pieces a side, many kings, either side to move."""
     import random
 
-    from hub_engine.notation import Setup
+    from hub_engine.rules.notation import Setup
 
     rng = random.Random(seed)
     out = []

@@ -1,7 +1,7 @@
 """Notation round trips and errors: Hub position strings, PDN FEN, Hub move strings.
 
 Expected strings are built with rules_helpers, which reads hub-protocol.md and rules.md section 6
-independently of hub_engine.notation.
+independently of hub_engine.rules.notation.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from rules_helpers import Position, hub, layout, move_key, mv, pos, random_positions
 from hub_engine import IllegalMoveError, NotationError, get_variant
-from hub_engine import notation
+from hub_engine.rules import notation
 
 VARIANTS = ("brazilian", "russian", "portuguese", "spanish", "italian", "english")
 START_HUB = "W" + "b" * 12 + "e" * 8 + "w" * 12

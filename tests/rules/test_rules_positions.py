@@ -12,7 +12,7 @@ import pytest
 
 from rules_helpers import Position, move_key, move_strings, mv, mvs, pos, pydraughts_moves, hub
 from hub_engine import Game
-from hub_engine.position import Move
+from hub_engine.rules.position import Move
 
 FLYING = ("russian", "brazilian", "portuguese", "spanish")
 FORWARD_ONLY = ("portuguese", "spanish", "italian", "english")
@@ -280,7 +280,7 @@ def test_russian_crowning_twins_cannot_occur_on_8x8():
     do not. So the engine must never list two moves with the same (origin, destination, captured);
     this checks it over many random sparse russian positions with men near the last row."""
     import random
-    from hub_engine.notation import Setup
+    from hub_engine.rules.notation import Setup
 
     rng = random.Random(2026)
     checked = 0

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from hub_engine.core import INF, Searcher, TransTable, eval_weights
-from hub_engine.position import Position
-from hub_engine.variants import get_variant
+from hub_engine.rules.position import Position
+from hub_engine.rules.variants import get_variant
 
 
 def make_searcher(variant: str, tt: TransTable | None = None) -> Searcher:

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from hub_engine.core import INF, MATE, TransTable, score_to_hub
-from hub_engine.position import Position
+from hub_engine.rules.position import Position
 
 from search_helpers import board_of, deepen, make_searcher
 
@@ -224,7 +224,7 @@ def test_score_to_hub():
 
 
 def test_bench_node_count_is_deterministic():
-    from hub_engine.bench import run_bench
+    from hub_engine.engine.bench import run_bench
 
     a = run_bench(depth=8)
     b = run_bench(depth=8)
@@ -264,7 +264,7 @@ def test_lazy_smp_two_threads_share_one_table():
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_evaluation_is_colour_symmetric(variant):
     # the position seen from the other side (squares rotated, colours swapped) scores the same
-    from hub_engine.bench import POSITIONS
+    from hub_engine.engine.bench import POSITIONS
 
     s = make_searcher(variant)
     texts = ["start"] + [t for v, t in POSITIONS if v == variant] + [MATE_IN_5[variant]]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from hub_engine.position import Game  # noqa: E402
+from hub_engine.rules.position import Game  # noqa: E402
 
 
 def main() -> int:

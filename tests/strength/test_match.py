@@ -1,4 +1,4 @@
-"""Fast tests of the match runner (hub_engine.match) and the py-draughts Hub wrapper."""
+"""Fast tests of the match runner (hub_engine.matches.match) and the py-draughts Hub wrapper."""
 from __future__ import annotations
 
 import argparse
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from hub_engine import match
-from hub_engine.pdn import read_pdn_file
-from hub_engine.position import Game
+from hub_engine.matches import match
+from hub_engine.rules.pdn import read_pdn_file
+from hub_engine.rules.position import Game
 from client_envs import SETUP_HINT, python_of
 from launchers import engine_command
 

@@ -7,7 +7,7 @@ from hub_engine import Position
 from hub_engine.core import INF, Searcher, TransTable, eval_weights, score_to_hub
 from hub_engine.engine import Engine
 from hub_engine.tables.play import child_value
-from hub_engine.variants import get_variant
+from hub_engine.rules.variants import get_variant
 from protocol import Limits
 
 KINGS_2V1 = "W" + "e" * 10 + "W" + "e" * 10 + "W" + "e" * 9 + "B"    # english: a table win
@@ -118,7 +118,7 @@ def test_a_won_kings_root_plays_the_fastest_conversion(variant):
     # every move the engine picks in a won kings-only table position shortens the distance to
     # the next capture by one ply (a search alone, adding what comes after a capture, shuns it)
     import random
-    from hub_engine.notation import Setup
+    from hub_engine.rules.notation import Setup
     e = make(variant)
     t = e.tables.tables(get_variant(variant))
     rng = random.Random(2)

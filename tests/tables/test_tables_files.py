@@ -98,7 +98,7 @@ def test_the_shipped_tables_are_what_the_generator_builds(shipped, tmp_path):
 
 
 def test_spanish_reads_the_portuguese_tables():
-    from hub_engine.variants import VARIANTS
+    from hub_engine.rules.variants import VARIANTS
     assert ruleset_of("spanish") == "portuguese"
     assert VARIANTS["spanish"].core_rules.as_dict() == VARIANTS["portuguese"].core_rules.as_dict()
     assert {ruleset_of(v) for v in VARIANTS} == {"english", "italian", "russian", "brazilian",

@@ -9,8 +9,8 @@ import pytest
 from hub_engine import Game, Position
 from hub_engine.core import tb_plies_left
 from hub_engine.engine import Engine
-from hub_engine.notation import Setup
-from hub_engine.variants import VARIANTS
+from hub_engine.rules.notation import Setup
+from hub_engine.rules.variants import VARIANTS
 from protocol import Limits
 
 

@@ -14,10 +14,10 @@ import pytest
 
 from hub_engine import Position
 from hub_engine.core import INF, MATE, Searcher, TransTable, eval_weights
-from hub_engine.notation import Setup
+from hub_engine.rules.notation import Setup
 from hub_engine.tables.probe import Tables
 from hub_engine.tables.slices import RULESETS, slices
-from hub_engine.variants import VARIANTS
+from hub_engine.rules.variants import VARIANTS
 
 CHECK_DIR = os.environ.get("HUB_ENGINE_TABLES_CHECK_DIR")
 MATE_BOUND = MATE - 256

@@ -1,6 +1,6 @@
 """Search benchmark: fixed positions searched to a fixed depth; the node count is a signature.
 
-    >>> from hub_engine.bench import run_bench
+    >>> from hub_engine.engine.bench import run_bench
     >>> run_bench(depth=12)["nodes"]
 
 With threads=1 the node count is deterministic: it changes only when the search or evaluation
@@ -17,8 +17,8 @@ import time
 
 from hub_engine.core import INF, Searcher, TransTable
 from hub_engine.learn.weights import EVAL_KINDS, evaluation
-from hub_engine.position import Position
-from hub_engine.variants import get_variant
+from hub_engine.rules.position import Position
+from hub_engine.rules.variants import get_variant
 
 DEFAULT_DEPTH = 14
 TT_LOG2 = 20

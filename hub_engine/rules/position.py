@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from hub_engine import notation
+from hub_engine.rules import notation
 from hub_engine.core import CoreBoard
-from hub_engine.notation import Setup
-from hub_engine.variants import Variant, get_variant
+from hub_engine.rules.notation import Setup
+from hub_engine.rules.variants import Variant, get_variant
 
 
 class IllegalMoveError(ValueError):

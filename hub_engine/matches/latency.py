@@ -1,6 +1,6 @@
 """Latency of the engine as a Hub client feels it, measured over real pipes.
 
-    python -m hub_engine.latency [--runs N] [--exe CMD] [--warmup N] [--tt-size N]
+    python -m hub_engine.matches.latency [--runs N] [--exe CMD] [--warmup N] [--tt-size N]
 
 Each run starts the engine afresh and times, from the client's side:
 - start_to_wait: process start (just before the spawn) -> `wait`, `hub` being sent at once;
@@ -79,7 +79,7 @@ def summary(samples: dict[str, list[float]]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m hub_engine.latency",
+    p = argparse.ArgumentParser(prog="python -m hub_engine.matches.latency",
                                 description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=10, help="engine starts measured (default 10)")
     p.add_argument("--exe", help="engine command line (default: this program itself)")

@@ -38,10 +38,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from hub_engine import notation
-from hub_engine.notation import NotationError
-from hub_engine.position import IllegalMoveError, Move, Position
-from hub_engine.variants import GAMETYPES, VARIANTS, Variant, get_variant
+from hub_engine.rules import notation
+from hub_engine.rules.notation import NotationError
+from hub_engine.rules.position import IllegalMoveError, Move, Position
+from hub_engine.rules.variants import GAMETYPES, VARIANTS, Variant, get_variant
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
 

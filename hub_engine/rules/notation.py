@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from hub_engine.variants import Variant
+from hub_engine.rules.variants import Variant
 
 FILES = "abcdefgh"
 

@@ -17,13 +17,14 @@ from typing import Callable
 
 from loguru import logger
 
-from hub_engine import __version__, skill
+from hub_engine import __version__
+from hub_engine.engine import skill
 from hub_engine.core import INF, MATE, Searcher, TransTable, score_to_hub
 from hub_engine.learn.weights import EVAL_KINDS, evaluation
-from hub_engine.position import Game, IllegalMoveError, Position
+from hub_engine.rules.position import Game, IllegalMoveError, Position
 from hub_engine.tables.play import EngineTables
-from hub_engine.timeman import Budget, Overhead, Stability, budget
-from hub_engine.variants import VARIANTS, Variant, get_variant
+from hub_engine.engine.timeman import Budget, Overhead, Stability, budget
+from hub_engine.rules.variants import VARIANTS, Variant, get_variant
 from protocol import Info, Limits, ParamSpec, SearchResult
 from protocol.errors import shorten
 

@@ -1,11 +1,11 @@
 """Batch analysis: every position of many games (or position lists) searched by the engine.
 
-    >>> from hub_engine.analyse import analyse
+    >>> from hub_engine.analysis.analyse import analyse
     >>> summary = analyse(["games.pdn"], variant="russian", depth=8, output="games.jsonl")
 
 Inputs are PDN files (games in any supported variant, picked per game by its GameType tag, the
 `variant` argument being the default), files of PDN FEN lines, or files of Hub position strings
-(one a line; `#` starts a comment line). See `hub_engine.pdn` for what is read. The files are
+(one a line; `#` starts a comment line). See `hub_engine.rules.pdn` for what is read. The files are
 read as a stream: a game becomes tasks as soon as it is read, so memory stays flat and the first
 results come at once whatever the size of the input.
 
@@ -86,11 +86,12 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterable, Iterator
 
-from hub_engine import __version__, pdn
-from hub_engine.engine import MAX_MULTIPV
-from hub_engine.pdn import ByteCount, LinePosition, PdnError, PdnGame, Style
-from hub_engine.position import Position
-from hub_engine.variants import VARIANTS, Variant, get_variant
+from hub_engine import __version__
+from hub_engine.rules import pdn
+from hub_engine.engine.engine import MAX_MULTIPV
+from hub_engine.rules.pdn import ByteCount, LinePosition, PdnError, PdnGame, Style
+from hub_engine.rules.position import Position
+from hub_engine.rules.variants import VARIANTS, Variant, get_variant
 
 INACCURACY = 0.3    # men lost against the best move: an inaccuracy from here
 MISTAKE = 1.0       # a mistake from here
@@ -140,7 +141,7 @@ def negate_score(score: float) -> float:
 def engine_id() -> str:
     """What computed a record: the program's version and a checksum of its evaluation weights
     (the two things besides the limits that change results)."""
-    path = os.path.join(os.path.dirname(__file__), "data", "eval.json")
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "eval.json")
     try:
         with open(path, "rb") as f:
             crc = f"{zlib.crc32(f.read()):08x}"
@@ -436,11 +437,11 @@ def _run_pool(tasks: Iterable[dict], limits: dict, analyser, workers: int
 
 
 def _importable(fn):
-    """fn as hub_engine.analyse's own (not __main__'s under `python -m`): pickled by reference."""
+    """fn as hub_engine.analysis.analyse's own (not __main__'s under `python -m`): pickled by reference."""
     if fn.__module__ == "__main__":
         import importlib
 
-        return getattr(importlib.import_module("hub_engine.analyse"), fn.__name__)
+        return getattr(importlib.import_module("hub_engine.analysis.analyse"), fn.__name__)
     return fn
 
 
@@ -1250,7 +1251,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m hub_engine.analyse ...` (the same as `hub-engine analyse ...`)."""
+    """`python -m hub_engine.analysis.analyse ...` (the same as `hub-engine analyse ...`)."""
     parser = argparse.ArgumentParser(prog="hub-engine")
     sub = parser.add_subparsers(dest="command", required=True)
     add_parser(sub)

@@ -77,7 +77,7 @@ _EVAL_KEYS = ("man", "king", "man_psq", "king_psq", "back_rank", "tempo_open", "
 
 def eval_weights(variant: str) -> dict:
     """The weights dict of a variant's family from hub_engine/data/eval.json."""
-    path = _os.path.join(_os.path.dirname(__file__), "data", "eval.json")
+    path = _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))), "data", "eval.json")
     with open(path) as f:
         data = _json.load(f)
     return dict(data[data["variants"][variant]])

@@ -1,4 +1,4 @@
-"""Engine-vs-engine matches over the Hub protocol: `python -m hub_engine.match` (or `hub-engine match`).
+"""Engine-vs-engine matches over the Hub protocol: `python -m hub_engine.matches.match` (or `hub-engine match`).
 
 Two Hub engines, each given as a command line, play games from a set of varied openings, each
 opening once with each colour. The runner speaks Hub itself over raw pipes: `hub` / `wait`,
@@ -26,11 +26,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from hub_engine.position import Game, IllegalMoveError
-from hub_engine.sprt import SPRT
+from hub_engine.rules.position import Game, IllegalMoveError
+from hub_engine.matches.sprt import SPRT
 from hub_engine.program import self_command
-from hub_engine.notation import NotationError
-from hub_engine.variants import VARIANTS, get_variant
+from hub_engine.rules.notation import NotationError
+from hub_engine.rules.variants import VARIANTS, get_variant
 from protocol.client import EngineError, EngineTimeout, HubClient
 
 HANDSHAKE_TIMEOUT = 20.0    # seconds for `hub` -> `wait` and `init` -> `ready`
@@ -168,7 +168,7 @@ def is_balanced(game: Game) -> bool:
 
 def opening_score(game: Game, depth: int) -> float:
     """Our search's score of the position, in men for the side to move, at a fixed depth."""
-    from hub_engine.bench import search_position
+    from hub_engine.engine.bench import search_position
 
     return search_position(game.variant.name, game.position.hub(), depth, tt_log2=16)["score"] / 100
 
@@ -336,7 +336,7 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
 
 
 def pdn_text(rec: GameRecord, variant: str, event: str) -> str:
-    from hub_engine.pdn import movetext, pdn_move_text, write_pdn_tags
+    from hub_engine.rules.pdn import movetext, pdn_move_text, write_pdn_tags
 
     v = get_variant(variant)
     game = Game(v)
@@ -582,7 +582,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m hub_engine.match", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m hub_engine.matches.match", description=__doc__.splitlines()[0])
     add_arguments(p)
     return run(p.parse_args(argv))
 

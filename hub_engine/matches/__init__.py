@@ -1,0 +1,1 @@
+"""Tools that drive Hub engines: matches, SPRT and the latency measurement."""

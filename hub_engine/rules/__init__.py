@@ -1,0 +1,1 @@
+"""The rules layer: variants as data, positions and games, notation, PDN game records."""
