@@ -159,16 +159,56 @@ def _tdiv(a: np.ndarray, b) -> np.ndarray:
     return np.where((a < 0) != (np.asarray(b) < 0), -q, q)
 
 
-def evaluate_int(values: np.ndarray, f: Features, white, black, kings, hand: dict,
-                 flying: bool) -> np.ndarray:
-    """The engine's learned score (side to move's view, a man = 100) from int16 file values,
-    with eval.pxi's scaling of drawn king endings (hand: the variant's eval.json weights)."""
+def raw_value(values: np.ndarray, f: Features) -> np.ndarray:
+    """The learned score for side 0 before any ending scaling (learned.pxi's learned_value)."""
     mg, eg = split_weights(np.asarray(values, dtype=np.int64))
     s_mg, s_eg = side0_sums(mg, eg, f)
     st = f.stage.astype(np.int64)
-    v = _tdiv(s_mg * st + s_eg * (P.PHASE_MEN - st), P.PHASE_MEN * P.RES)
-    v = _scale_endings(v, white, black, kings, hand, flying)
-    return np.where(f.side == 0, v, -v)
+    return _tdiv(s_mg * st + s_eg * (P.PHASE_MEN - st), P.PHASE_MEN * P.RES)
+
+
+def evaluate_int(values: np.ndarray, f: Features, white, black, kings, hand: dict,
+                 flying: bool, endings=None) -> np.ndarray:
+    """The engine's learned score (side to move's view, a man = 100) from int16 file values,
+    with the learned ending scales (endings: ENDING_ENTRIES int16 values) at positions of at most
+    P.ENDING_PIECES pieces and eval.pxi's scaling of drawn king endings elsewhere (hand: the
+    variant's eval.json weights), or that scaling everywhere when endings is None."""
+    v = raw_value(values, f)
+    scaled = _scale_endings(v, white, black, kings, hand, flying)
+    if endings is not None:
+        sig = ending_signature(v, white, black, kings, f.side)
+        small = sig.pieces <= P.ENDING_PIECES
+        by_table = _tdiv(v * np.asarray(endings, dtype=np.int64)[sig.index], P.ENDING_UNIT)
+        scaled = np.where(small, by_table, scaled)
+    return np.where(f.side == 0, scaled, -scaled)
+
+
+@dataclass
+class Signature:
+    index: np.ndarray      # (N,) entry of the ending scales (learned.pxi's ending_index)
+    pieces: np.ndarray     # (N,) pieces on the board
+    strong: np.ndarray     # (N,) the side the score favours (1 when it is 0)
+
+
+def ending_signature(v0, white, black, kings, side) -> Signature:
+    """The ending-scale entry of positions whose side-0 score before scaling is v0: men and kings
+    of the stronger side and of the other (capped), stronger side to move, a king of the other
+    side on the long diagonal."""
+    w, b, k = bits(white), bits(black), bits(kings)
+    nk0, nk1 = (w & k).sum(axis=1), (b & k).sum(axis=1)
+    nm0, nm1 = w.sum(axis=1) - nk0, b.sum(axis=1) - nk1
+    strong = np.where(np.asarray(v0) > 0, 0, 1)
+    s0 = strong == 0
+    ms, ks = np.where(s0, nm0, nm1), np.where(s0, nk0, nk1)
+    mw, kw = np.where(s0, nm1, nm0), np.where(s0, nk1, nk0)
+    weak_kings = np.where(s0[:, None], b & k, w & k)
+    diag = (weak_kings[:, list(P.LONG_DIAGONAL)].sum(axis=1) > 0).astype(np.int64)
+    to_move = (np.asarray(side) == strong).astype(np.int64)
+    mc, kc = P.ENDING_MEN_CAP, P.ENDING_KING_CAP
+    ms, mw = np.minimum(ms, mc), np.minimum(mw, mc)
+    ks, kw = np.minimum(ks, kc), np.minimum(kw, kc)
+    index = ((((ms * (kc + 1) + ks) * (mc + 1) + mw) * (kc + 1) + kw) * 2 + to_move) * 2 + diag
+    return Signature(index.astype(np.int64), (nm0 + nk0 + nm1 + nk1).astype(np.int64), strong)
 
 
 def _scale_endings(v, white, black, kings, hand: dict, flying: bool) -> np.ndarray:

@@ -1,16 +1,18 @@
 """Weight files of the learned evaluation, and the choice of evaluation a Searcher gets.
 
-Format (version 1), little-endian, read with struct/zlib/array only (no numpy, so the engine and
-the one-file executable load it):
+Format (version 1, or 2 with ending scales), little-endian, read with struct/zlib/array only (no
+numpy, so the engine and the one-file executable load it):
 
     b"HUBW"            4 bytes, magic
-    version            uint16 (1)
+    version            uint16 (1, or 2 when the file holds ending scales)
     header length      uint32
     header             UTF-8 JSON: variant, shape (windows, tables, entries, scalars, phases,
                        res, phase_men), scalars (feature names in order), crc32 and size of the
-                       raw payload, notes (how the weights were made)
+                       raw payload, notes (how the weights were made); version 2 adds endings
+                       (the shape of the ending scales: pieces, men_cap, king_cap, entries, unit)
     payload            zlib-compressed int16 values: tables[8][6561][2], then scalars[14][2]
-                       (the pair is middlegame, endgame; units 1/res of a centi-man)
+                       (the pair is middlegame, endgame; units 1/res of a centi-man); version 2
+                       then the ending scales[entries] (units 1/unit; see learned.pxi)
 
 A file whose magic, version, shape, feature names or checksum do not match is refused with a
 ValueError that names the file and what is wrong.
@@ -26,10 +28,13 @@ from array import array
 from pathlib import Path
 
 MAGIC = b"HUBW"
-VERSION = 1
+VERSION = 2                      # written when a file holds ending scales, else 1
+VERSIONS = (1, 2)
 _HEAD = struct.Struct("<4sHI")
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-EVAL_KINDS = ("learned", "hand")
+# learned: the shipped weights with their ending scales; hand: eval.json; learned-v1: the first
+# learned evaluation (the shipped patterns with the hand-set ending rule instead of the scales)
+EVAL_KINDS = ("learned", "hand", "learned-v1")
 # rule-sets that share weights: spanish plays by the portuguese rules
 WEIGHT_VARIANT = {"spanish": "portuguese"}
 
@@ -49,34 +54,50 @@ def shipped_path(variant: str) -> Path:
     return Path(directory) / f"learned-{weight_variant(variant)}.bin"
 
 
-def encode(variant: str, values, notes: dict | None = None) -> bytes:
-    """A weight file's bytes from the flat int16 values (any sequence of ints)."""
-    from hub_engine.core import LEARNED_SCALARS, LEARNED_SHAPE
+def _values_count() -> int:
+    from hub_engine.core import LEARNED_SHAPE
+
+    return (LEARNED_SHAPE["tables"] * LEARNED_SHAPE["entries"] + LEARNED_SHAPE["scalars"]) * 2
+
+
+def encode(variant: str, values, notes: dict | None = None, endings=None) -> bytes:
+    """A weight file's bytes from the flat int16 values (any sequence of ints) and, optionally,
+    the ending scales (ENDING_SHAPE["entries"] ints; the file is then version 2)."""
+    from hub_engine.core import ENDING_SHAPE, LEARNED_SCALARS, LEARNED_SHAPE
 
     arr = array("h", values)
-    want = (LEARNED_SHAPE["tables"] * LEARNED_SHAPE["entries"] + LEARNED_SHAPE["scalars"]) * 2
+    want = _values_count()
     if len(arr) != want:
         raise ValueError(f"learned weights need {want} values, got {len(arr)}")
+    head = {"variant": weight_variant(variant), "shape": LEARNED_SHAPE,
+            "scalars": list(LEARNED_SCALARS), "notes": notes or {}}
+    if endings is not None:
+        ends = array("h", endings)
+        if len(ends) != ENDING_SHAPE["entries"]:
+            raise ValueError(f"ending scales need {ENDING_SHAPE['entries']} values, got {len(ends)}")
+        arr.extend(ends)
+        head["endings"] = ENDING_SHAPE
     if sys.byteorder == "big":
         arr.byteswap()
     raw = arr.tobytes()
-    header = json.dumps({"variant": weight_variant(variant), "shape": LEARNED_SHAPE,
-                         "scalars": list(LEARNED_SCALARS), "crc32": zlib.crc32(raw),
-                         "size": len(raw), "notes": notes or {}}, sort_keys=True).encode()
-    return _HEAD.pack(MAGIC, VERSION, len(header)) + header + zlib.compress(raw, 9)
+    head.update(crc32=zlib.crc32(raw), size=len(raw))
+    header = json.dumps(head, sort_keys=True).encode()
+    version = VERSION if endings is not None else 1
+    return _HEAD.pack(MAGIC, version, len(header)) + header + zlib.compress(raw, 9)
 
 
 def decode(data: bytes, name: str = "weights") -> tuple[dict, bytes]:
     """(header, raw little-endian int16 payload) of a weight file's bytes; ValueError if bad."""
-    from hub_engine.core import LEARNED_SCALARS, LEARNED_SHAPE
+    from hub_engine.core import ENDING_SHAPE, LEARNED_SCALARS, LEARNED_SHAPE
 
     if len(data) < _HEAD.size:
         raise ValueError(f"{name}: not a weight file (too short)")
     magic, version, hlen = _HEAD.unpack_from(data)
     if magic != MAGIC:
         raise ValueError(f"{name}: not a weight file (bad magic)")
-    if version != VERSION:
-        raise ValueError(f"{name}: weight format version {version}, this engine reads {VERSION}")
+    if version not in VERSIONS:
+        raise ValueError(f"{name}: weight format version {version}, this engine reads "
+                         f"{' and '.join(map(str, VERSIONS))}")
     try:
         header = json.loads(data[_HEAD.size:_HEAD.size + hlen])
         raw = zlib.decompress(data[_HEAD.size + hlen:])
@@ -84,27 +105,45 @@ def decode(data: bytes, name: str = "weights") -> tuple[dict, bytes]:
         raise ValueError(f"{name}: damaged weight file ({exc})") from None
     if header.get("shape") != LEARNED_SHAPE or header.get("scalars") != list(LEARNED_SCALARS):
         raise ValueError(f"{name}: weights of another shape or feature set than this engine's")
+    if (version >= 2) != ("endings" in header) or header.get("endings", ENDING_SHAPE) != ENDING_SHAPE:
+        raise ValueError(f"{name}: ending scales of another shape than this engine's")
     if len(raw) != header.get("size") or zlib.crc32(raw) != header.get("crc32"):
         raise ValueError(f"{name}: checksum mismatch (damaged weight file)")
+    want = 2 * (_values_count() + (ENDING_SHAPE["entries"] if "endings" in header else 0))
+    if len(raw) != want:
+        raise ValueError(f"{name}: {len(raw)} bytes of weights, expected {want}")
     return header, raw
 
 
-def read_values(path) -> tuple[dict, array]:
-    """(header, int16 array in native order) of a weight file."""
-    header, raw = decode(Path(path).read_bytes(), str(path))
+def _native(raw: bytes) -> array:
     arr = array("h")
     arr.frombytes(raw)
     if sys.byteorder == "big":
         arr.byteswap()
-    return header, arr
+    return arr
 
 
-_CACHE: dict[tuple, object] = {}       # (path, mtime) -> PatternWeights
+def read_weights(path) -> tuple[dict, array, array | None]:
+    """(header, pattern and scalar values, ending scales or None) of a weight file, int16 arrays
+    in native order."""
+    header, raw = decode(Path(path).read_bytes(), str(path))
+    n = 2 * _values_count()
+    return header, _native(raw[:n]), (_native(raw[n:]) if "endings" in header else None)
+
+
+def read_values(path) -> tuple[dict, array]:
+    """(header, int16 array in native order) of a weight file's patterns and scalars."""
+    header, values, _endings = read_weights(path)
+    return header, values
+
+
+_CACHE: dict[tuple, tuple] = {}       # (path, mtime) -> (PatternWeights, EndingScales | None)
 
 
 def pattern_weights(path, variant: str | None = None):
-    """The core's PatternWeights for a weight file (cached by path and modification time)."""
-    from hub_engine.core import PatternWeights
+    """The core's (PatternWeights, EndingScales or None) for a weight file (cached by path and
+    modification time)."""
+    from hub_engine.core import EndingScales, PatternWeights
 
     p = Path(path)
     try:
@@ -112,27 +151,45 @@ def pattern_weights(path, variant: str | None = None):
     except OSError as exc:
         raise ValueError(f"cannot read weight file {path}: {exc.strerror}") from None
     if key not in _CACHE:
-        header, arr = read_values(p)
+        header, values, endings = read_weights(p)
         if variant is not None and header["variant"] != weight_variant(variant):
             raise ValueError(f"{path}: weights for {header['variant']}, not {variant}")
-        _CACHE[key] = PatternWeights(arr.tobytes())     # native order, as the core copies it
+        # native order, as the core copies it
+        _CACHE[key] = (PatternWeights(values.tobytes()),
+                       EndingScales(endings.tobytes()) if endings is not None else None)
     return _CACHE[key]
+
+
+def v1_path(variant: str) -> Path:
+    """The first learned evaluation's weight file: DATA_DIR/v1/ when the shipped patterns have
+    changed since, else the learned weights themselves (their ending scales are then ignored)."""
+    old = DATA_DIR / "v1" / f"learned-{weight_variant(variant)}.bin"
+    return old if old.exists() else shipped_path(variant)
 
 
 def evaluation(variant: str, kind: str = "learned") -> dict:
     """The weights dict a Searcher takes: `hand` (hub_engine/data/eval.json), `learned` (the
-    shipped weights of the variant; the hand-set ones, with a warning, if none are installed)
-    or the path of a weight file."""
+    shipped weights of the variant with their ending scales; the hand-set ones, with a warning,
+    if none are installed), `learned-v1` (the first learned evaluation: patterns without ending
+    scales, so eval.pxi's hand-set ending rule applies) or the path of a weight file."""
     from hub_engine.core import eval_weights
 
     weights = eval_weights(variant)
     if kind == "hand":
         return weights
-    path = shipped_path(variant) if kind == "learned" else Path(kind)
-    if kind == "learned" and not path.exists():
+    if kind == "learned":
+        path = shipped_path(variant)
+    elif kind == "learned-v1":
+        path = v1_path(variant)
+    else:
+        path = Path(kind)
+    if kind in ("learned", "learned-v1") and not path.exists():
         from loguru import logger
 
         logger.warning("no learned weights for {} in this installation: hand-set evaluation",
                        variant)
         return weights
-    return {**weights, "learned": pattern_weights(path, variant)}
+    patterns, endings = pattern_weights(path, variant)
+    if kind == "learned-v1" or endings is None:
+        return {**weights, "learned": patterns}
+    return {**weights, "learned": patterns, "endings": endings}

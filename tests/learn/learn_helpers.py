@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from array import array
 
-from hub_engine.core import CoreBoard, PatternWeights, Searcher, TransTable, eval_weights
+from hub_engine.core import CoreBoard, EndingScales, PatternWeights, Searcher, TransTable, eval_weights
 from hub_engine.learn import patterns as P
 from hub_engine.rules.variants import get_variant
 
@@ -42,6 +42,27 @@ def random_position(rng: random.Random, balanced: bool = False) -> tuple[int, in
     return white, black, kings, rng.randint(0, 1)
 
 
+def random_ending(rng: random.Random) -> tuple[int, int, int, int]:
+    """A random position of 2 to P.ENDING_PIECES + 1 pieces, kings on either side or none."""
+    squares = rng.sample(range(P.NSQ), rng.randint(2, P.ENDING_PIECES + 1))
+    white = black = kings = 0
+    for i, s in enumerate(squares):
+        own = i % 2 == 0 if i < 2 else rng.random() < 0.5       # each side has a piece
+        king = rng.random() < 0.4 or P.row(s) == (P.ROWS - 1 if own else 0)
+        if own:
+            white |= 1 << s
+        else:
+            black |= 1 << s
+        if king:
+            kings |= 1 << s
+    return white, black, kings, rng.randint(0, 1)
+
+
+def random_endings(rng: random.Random) -> list[int]:
+    """Random ending scales in 0..2 * unit."""
+    return [rng.randint(0, 2 * P.ENDING_UNIT) for _ in range(P.ENDING_ENTRIES)]
+
+
 def random_values(rng: random.Random, scale: int = 2000) -> list[int]:
     n = (P.N_TABLES * P.ENTRIES + len(P.SCALARS)) * 2
     return [rng.randint(-scale, scale) for _ in range(n)]
@@ -55,6 +76,8 @@ def board_of(variant: str, white: int, black: int, kings: int, side: int) -> Cor
                      squares(black & ~kings), squares(black & kings))
 
 
-def compiled_searcher(variant: str, values: list[int]) -> Searcher:
+def compiled_searcher(variant: str, values: list[int], endings: list[int] | None = None) -> Searcher:
     weights = {**eval_weights(variant), "learned": PatternWeights(array("h", values).tobytes())}
+    if endings is not None:
+        weights["endings"] = EndingScales(array("h", endings).tobytes())
     return Searcher(get_variant(variant).core_rules, TransTable(12), weights)

@@ -9,20 +9,24 @@ np = pytest.importorskip("numpy")
 
 from hub_engine.core import eval_weights, has_capture_either  # noqa: E402
 from hub_engine.learn import features as F  # noqa: E402
-from hub_engine.learn.weights import evaluation, read_values, shipped_path  # noqa: E402
+from hub_engine.learn import patterns as P  # noqa: E402
+from hub_engine.learn.weights import (evaluation, read_values, read_weights,  # noqa: E402
+                                      shipped_path, v1_path)
 from hub_engine.rules.position import Position  # noqa: E402
 from hub_engine.rules.variants import VARIANTS, get_variant  # noqa: E402
 
-from learn_helpers import board_of, compiled_searcher, random_position, random_values  # noqa: E402
+from learn_helpers import (board_of, compiled_searcher, random_ending, random_endings,  # noqa: E402
+                           random_position, random_values)
 
 N_POSITIONS = 3000
 
 
-def _numpy_scores(variant: str, values, positions) -> np.ndarray:
+def _numpy_scores(variant: str, values, positions, endings=None) -> np.ndarray:
     w, b, k, s = (np.array(x, dtype=np.int64) for x in zip(*positions))
     flying = get_variant(variant).flying_kings
     f = F.features(w, b, k, s, flying)
-    return F.evaluate_int(np.asarray(values), f, w, b, k, eval_weights(variant), flying)
+    return F.evaluate_int(np.asarray(values), f, w, b, k, eval_weights(variant), flying,
+                          None if endings is None else np.asarray(endings))
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -38,17 +42,47 @@ def test_compiled_equals_numpy_on_random_positions(variant):
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_compiled_equals_numpy_with_ending_scales(variant):
+    """The learned ending scales: the same entry and the same truncated product in both."""
+    rng = random.Random(f"endings-{variant}")
+    values, endings = random_values(rng), random_endings(rng)
+    positions = ([random_ending(rng) for _ in range(N_POSITIONS)]
+                 + [random_position(rng) for _ in range(N_POSITIONS // 3)])
+    searcher = compiled_searcher(variant, values, endings)
+    compiled = np.array([searcher.evaluate(board_of(variant, *p)) for p in positions])
+    expected = _numpy_scores(variant, values, positions, endings)
+    assert np.array_equal(compiled, expected)
+    # the scales matter: without them (the hand-set rule) many small endings score otherwise
+    plain = _numpy_scores(variant, values, positions)
+    assert np.count_nonzero(plain != expected) > N_POSITIONS // 2
+    # and every entry the positions reach is one of the table's (no index past its end)
+    w, b, k, s = (np.array(x, dtype=np.int64) for x in zip(*positions))
+    v0 = F.raw_value(np.asarray(values), F.features(w, b, k, s, get_variant(variant).flying_kings))
+    sig = F.ending_signature(v0, w, b, k, s)
+    small = sig.pieces <= P.ENDING_PIECES
+    assert sig.index[small].max() < P.ENDING_ENTRIES
+    assert len(np.unique(sig.index[small])) > 300
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_compiled_equals_numpy_with_shipped_weights(variant):
     path = shipped_path(variant)
     assert path.exists(), f"no shipped weights for {variant}"
-    _header, values = read_values(path)
+    _header, values, endings = read_weights(path)
     rng = random.Random(f"shipped-{variant}")
-    positions = [random_position(rng) for _ in range(1000)]
+    positions = ([random_position(rng) for _ in range(1000)]
+                 + [random_ending(rng) for _ in range(1000)])
     from hub_engine.core import Searcher, TransTable
 
     searcher = Searcher(get_variant(variant).core_rules, TransTable(12), evaluation(variant))
     compiled = np.array([searcher.evaluate(board_of(variant, *p)) for p in positions])
-    assert np.array_equal(compiled, _numpy_scores(variant, list(values), positions))
+    assert np.array_equal(compiled, _numpy_scores(variant, list(values), positions,
+                                                  None if endings is None else list(endings)))
+    v1 = Searcher(get_variant(variant).core_rules, TransTable(12),
+                  evaluation(variant, "learned-v1"))
+    compiled_v1 = np.array([v1.evaluate(board_of(variant, *p)) for p in positions])
+    _h, values_v1 = read_values(v1_path(variant))
+    assert np.array_equal(compiled_v1, _numpy_scores(variant, list(values_v1), positions))
 
 
 def _flipped(white: int, black: int, kings: int, side: int) -> tuple[int, int, int, int]:
