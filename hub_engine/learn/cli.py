@@ -1,4 +1,4 @@
-"""`hub-engine learn selfplay|train`: the command-line side of the learning pipeline."""
+"""`hub-engine learn selfplay|train|endings`: the command-line side of the learning pipeline."""
 from __future__ import annotations
 
 import argparse
@@ -64,11 +64,34 @@ def add_parser(sub) -> None:
     tr.add_argument("--init", default=None, metavar="WEIGHTS",
                     help="start from these weights (default: zero patterns, hand-like scalars)")
 
+    en = steps.add_parser("endings", help="fit the ending scales of a weight file to self-play "
+                          "positions and endgame tables (needs numpy and scipy)")
+    en.add_argument("--variant", required=True, choices=sorted(VARIANTS),
+                    help="rule-set of the weights (spanish: portuguese)")
+    en.add_argument("--data", required=True, nargs="+", metavar="DIR",
+                    help="self-play directories")
+    en.add_argument("--weights", required=True, metavar="WEIGHTS",
+                    help="weight file whose patterns are kept (e.g. hub_engine/data/learned-V.bin)")
+    en.add_argument("--out", required=True, metavar="WEIGHTS", help="weight file to write")
+    en.add_argument("--tables", default=None, metavar="DIR",
+                    help="endgame tables directory: positions they hold get their exact value "
+                         "(default: game results only)")
+    en.add_argument("--table-samples", type=int, default=0, metavar="N",
+                    help="also N random quiet positions of every table slice (default 0)")
+    en.add_argument("--prior-weight", type=float, default=20.0,
+                    help="pull toward the hand-set rule's factor (default 20)")
+    en.add_argument("--holdout", type=float, default=t.holdout,
+                    help=f"share of games held out for the reported loss (default {t.holdout:g})")
+    en.add_argument("--seed", type=int, default=t.seed,
+                    help="seed of the held-out split and the table samples")
+
 
 def run(args: argparse.Namespace) -> int:
     try:
         if args.learn_command == "selfplay":
             return _selfplay(args)
+        if args.learn_command == "endings":
+            return _endings(args)
         return _train(args)
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"hub-engine: error: {exc}", file=sys.stderr)
@@ -119,5 +142,27 @@ def _train(args: argparse.Namespace) -> int:
         raise ValueError("--max-iter must be positive, --holdout in [0, 1), --blend in [0, 1]")
     report = train_files(args.variant, args.data, args.out, cfg, init=args.init,
                          log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(" ".join(f"{k}={v}" for k, v in report.items() if not isinstance(v, dict)))
+    return 0
+
+
+def _endings(args: argparse.Namespace) -> int:
+    try:
+        import numpy  # noqa: F401
+        import scipy  # noqa: F401
+    except ImportError:
+        raise RuntimeError("fitting needs numpy and scipy: pip install 'hub-engine[learn]'") \
+            from None
+    from pathlib import Path
+
+    from hub_engine.learn.endings import fit_files
+
+    if args.table_samples < 0 or args.prior_weight < 0 or not 0 <= args.holdout < 1:
+        raise ValueError("--table-samples and --prior-weight must be >= 0, --holdout in [0, 1)")
+    if args.tables is not None and not Path(args.tables).is_dir():
+        raise ValueError(f"no tables directory {args.tables}")
+    report = fit_files(args.variant, args.data, args.weights, args.out, args.tables,
+                       args.table_samples, args.prior_weight, args.holdout, args.seed,
+                       log=lambda line: print(line, file=sys.stderr, flush=True))
     print(" ".join(f"{k}={v}" for k, v in report.items() if not isinstance(v, dict)))
     return 0
