@@ -78,8 +78,8 @@ def add_parser(sub) -> None:
                          "(default: game results only)")
     en.add_argument("--table-samples", type=int, default=0, metavar="N",
                     help="also N random quiet positions of every table slice (default 0)")
-    en.add_argument("--prior-weight", type=float, default=20.0,
-                    help="pull toward the hand-set rule's factor (default 20)")
+    en.add_argument("--prior-weight", type=float, default=2.0,
+                    help="pull toward the hand-set rule's factor (default 2)")
     en.add_argument("--holdout", type=float, default=t.holdout,
                     help=f"share of games held out for the reported loss (default {t.holdout:g})")
     en.add_argument("--seed", type=int, default=t.seed,

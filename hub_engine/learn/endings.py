@@ -163,7 +163,7 @@ def sample_tables(variant: str, tables, per_slice: int, seed: int = 1) -> np.nda
 
 
 def fit_endings(variant: str, rec: np.ndarray, keys: np.ndarray, values, k: float | None,
-                tables=None, table_samples: int = 0, prior_weight: float = 20.0,
+                tables=None, table_samples: int = 0, prior_weight: float = 2.0,
                 holdout: float = 0.1, seed: int = 1,
                 log: Callable[[str], None] | None = None) -> tuple[np.ndarray, dict]:
     """(ending scales, report) fitted to the records' positions of at most P.ENDING_PIECES
@@ -220,7 +220,7 @@ def fit_endings(variant: str, rec: np.ndarray, keys: np.ndarray, values, k: floa
 
 
 def fit_files(variant: str, dirs, weights_in, out, tables_dir=None, table_samples: int = 0,
-              prior_weight: float = 20.0, holdout: float = 0.1, seed: int = 1,
+              prior_weight: float = 2.0, holdout: float = 0.1, seed: int = 1,
               log: Callable[[str], None] | None = None) -> dict:
     """Load the shards and the weights, fit, write the weight file with the scales."""
     from hub_engine.learn.weights import encode, read_values

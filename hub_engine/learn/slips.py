@@ -1,12 +1,13 @@
 """Won games that ended drawn: `python -m hub_engine.learn.slips --variant V GAMES.pdn
-[--analysis A.jsonl] [--tables DIR] [--margin 1.5]`.
+[--analysis A.jsonl | --depth D [--max-pieces N] [--eval E]] [--tables DIR] [--margin 1.5]`.
 
 For every drawn game of a PDN file (e.g. `hub-engine match --pdn-output`) it replays the moves with
 the game's draw counters and asks the endgame tables about each position: a drawn game that passed
 through a position the tables call won for one side (under the move-count rules where the tables
 know them, with the game's counters) is a slip of that side's player. With the records of
-`hub-engine analyse` on the same file (`--analysis`), a drawn game in which a deeper search scored
-a position at least `--margin` men for one side is counted too. It prints one line per such game
+`hub-engine analyse` on the same file (`--analysis`), or with `--depth D` (a search of the drawn
+games' positions of at most `--max-pieces` pieces here), a drawn game in which the deeper search
+scored a position at least `--margin` men for one side is counted too. It prints one line per such game
 and the counts per player (the PDN's White/Black tags), which is how the evaluation's handling of
 king endings is measured in games.
 """
@@ -38,8 +39,34 @@ def _slice_name(pos) -> str:
     return f"{len(own[0])}{len(own[1])}{len(other[0])}{len(other[1])}"
 
 
+class DeepSearch:
+    """Scores positions by a fixed-depth search (the tables off, so that it judges by itself)."""
+
+    def __init__(self, variant: str, depth: int, max_pieces: int, eval_kind: str = "learned"):
+        from hub_engine.core import Searcher, TransTable
+        from hub_engine.learn.weights import evaluation
+        from hub_engine.rules.variants import get_variant
+
+        self.depth, self.max_pieces = depth, max_pieces
+        self.tt = TransTable(20)
+        self.searcher = Searcher(get_variant(variant).core_rules, self.tt,
+                                 evaluation(variant, eval_kind))
+
+    def score0(self, game) -> float | None:
+        """Side 0's score in men of the game's position, or None when it has too many pieces."""
+        from hub_engine.core import INF
+
+        pos = game.position
+        if sum(map(len, pos.board.pieces())) > self.max_pieces or not game.legal_moves():
+            return None
+        self.tt.clear()
+        s = self.searcher.iterate(pos.board, self.depth, -INF, INF, game.history_hashes()[:-1],
+                                  game.counters, 0.0, 0)[0]
+        return (s if pos.side == 0 else -s) / 100.0
+
+
 def scan(variant: str, pdn_path: str, tables, analysis: dict | None = None,
-         margin: float = 1.5) -> tuple[int, int, list[Slip]]:
+         margin: float = 1.5, deep: DeepSearch | None = None) -> tuple[int, int, list[Slip]]:
     """(games, drawn games, slips) of a PDN file."""
     from hub_engine.rules.pdn import iter_pdn_file
     from hub_engine.rules.position import Game
@@ -61,8 +88,13 @@ def scan(variant: str, pdn_path: str, tables, analysis: dict | None = None,
         slip = Slip(pg.number, white, black, len(pg.moves))
         game = Game(pg.variant, pg.start)
         limit = tables.complete_pieces() if tables is not None else 0
+        best = None
         for ply, rec in enumerate(pg.moves + [None]):
             pos = game.position
+            s0 = deep.score0(game) if deep is not None else None
+            if s0 is not None and abs(s0) < 80 and abs(s0) >= margin \
+                    and (best is None or abs(s0) > abs(best[2])):
+                best = (ply, names[0] if s0 > 0 else names[1], s0)
             if slip.table_win is None and sum(map(len, pos.board.pieces())) <= limit:
                 r = tables.probe(pos, game.counters)
                 value = r.ruled or r.value if r is not None else None
@@ -72,14 +104,13 @@ def scan(variant: str, pdn_path: str, tables, analysis: dict | None = None,
             if rec is not None:
                 game.play(rec.move)
         if analysis is not None:
-            best = None
             for rec in analysis.get(pg.number, []):
                 if rec.get("score") is None or abs(rec["score"]) >= 80:
                     continue
                 s0 = rec["score"] if rec["side"] == 0 else -rec["score"]
                 if abs(s0) >= margin and (best is None or abs(s0) > abs(best[2])):
                     best = (rec["ply"], names[0] if s0 > 0 else names[1], s0)
-            slip.search = best
+        slip.search = best
         if slip.table_win or slip.search:
             slips.append(slip)
     return games, draws, slips
@@ -108,12 +139,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", default=None, help="endgame tables directory (default: the usual)")
     p.add_argument("--margin", type=float, default=1.5,
                    help="a search score of at least this many men counts as won (default 1.5)")
+    p.add_argument("--depth", type=int, default=0,
+                   help="search the drawn games' positions to this depth (0: no search)")
+    p.add_argument("--max-pieces", type=int, default=12,
+                   help="... only positions of at most this many pieces (default 12)")
+    p.add_argument("--eval", default="learned", help="evaluation of that search (default learned)")
     args = p.parse_args(argv)
     from hub_engine.tables import open_tables
 
     tables = open_tables(args.variant, args.tables)
     analysis = read_analysis(args.analysis) if args.analysis else None
-    games, draws, slips = scan(args.variant, args.pdn, tables, analysis, args.margin)
+    deep = DeepSearch(args.variant, args.depth, args.max_pieces, args.eval) if args.depth else None
+    games, draws, slips = scan(args.variant, args.pdn, tables, analysis, args.margin, deep)
     by_table, by_search = Counter(), Counter()
     for s in slips:
         line = f"game {s.game} ({s.white} - {s.black}, {s.plies} plies):"

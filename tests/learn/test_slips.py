@@ -35,3 +35,13 @@ def test_a_drawn_game_through_a_table_win_is_a_slip(tmp_path, capsys):
     assert main([str(pdn), "--variant", "italian", "--tables", str(tmp_path / "none")]) == 0
     out = capsys.readouterr().out
     assert "table_wins_drawn={'strong': 1}" in out
+
+
+def test_a_deeper_search_sees_the_won_draw(tmp_path):
+    from hub_engine.learn.slips import DeepSearch
+
+    pdn = tmp_path / "games.pdn"
+    pdn.write_text(_game_text(1, "1/2-1/2", 4))
+    games, draws, slips = scan("italian", str(pdn), None, None, 1.0, DeepSearch("italian", 6, 12))
+    assert (games, draws, len(slips)) == (1, 1, 1)
+    assert slips[0].table_win is None and slips[0].search[1] == "strong"
