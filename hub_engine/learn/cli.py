@@ -80,6 +80,8 @@ def add_parser(sub) -> None:
                     help="also N random quiet positions of every table slice (default 0)")
     en.add_argument("--prior-weight", type=float, default=2.0,
                     help="pull toward the hand-set rule's factor (default 2)")
+    en.add_argument("--max-scale", type=float, default=4.0,
+                    help="largest factor (default 4; 1: the scales only shrink scores)")
     en.add_argument("--holdout", type=float, default=t.holdout,
                     help=f"share of games held out for the reported loss (default {t.holdout:g})")
     en.add_argument("--seed", type=int, default=t.seed,
@@ -159,10 +161,13 @@ def _endings(args: argparse.Namespace) -> int:
 
     if args.table_samples < 0 or args.prior_weight < 0 or not 0 <= args.holdout < 1:
         raise ValueError("--table-samples and --prior-weight must be >= 0, --holdout in [0, 1)")
+    if not 0 < args.max_scale <= 4:
+        raise ValueError("--max-scale must be in (0, 4]")
     if args.tables is not None and not Path(args.tables).is_dir():
         raise ValueError(f"no tables directory {args.tables}")
     report = fit_files(args.variant, args.data, args.weights, args.out, args.tables,
                        args.table_samples, args.prior_weight, args.holdout, args.seed,
+                       round(args.max_scale * 64),
                        log=lambda line: print(line, file=sys.stderr, flush=True))
     print(" ".join(f"{k}={v}" for k, v in report.items() if not isinstance(v, dict)))
     return 0

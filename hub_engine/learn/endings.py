@@ -16,7 +16,7 @@ diagonal. This module fits one factor per entry, by itself, to the outcomes of p
 - optionally `table_samples` random quiet positions of every table slice, labelled by the tables
   (they teach the entries the self-play games rarely reach).
 
-For an entry, the factor s (0..4 units) minimises the cross-entropy of sigmoid(s * v / K) against
+For an entry, the factor s (0..s_max, at most 4 units) minimises the cross-entropy of sigmoid(s * v / K) against
 the outcomes (v the unscaled score, K the weight file's logistic scale) plus a pull
 `prior_weight * (s - s0)^2` toward the hand-set rule's factor s0 (eval.pxi: 1/16 for drawn king
 endings, 1/4 or 1/2 for hard-to-win ones, else 1), so that entries with little data keep it.
@@ -68,11 +68,11 @@ def prior_scales(hand: dict, flying: bool) -> np.ndarray:
 
 
 def fit_scales(entry: np.ndarray, v: np.ndarray, y: np.ndarray, k: float, prior: np.ndarray,
-               prior_weight: float) -> np.ndarray:
-    """The factor per entry (int, 0..S_MAX) for samples (entry, unscaled score of the stronger
+               prior_weight: float, s_max: int = S_MAX) -> np.ndarray:
+    """The factor per entry (int, 0..s_max) for samples (entry, unscaled score of the stronger
     side v >= 0, outcome y for the stronger side in [0, 1])."""
     out = prior.copy()
-    s_grid = np.arange(S_MAX + 1, dtype=np.float64)
+    s_grid = np.arange(s_max + 1, dtype=np.float64)
     order = np.argsort(entry, kind="stable")
     entry, v, y = entry[order], v[order], y[order]
     bounds = np.flatnonzero(np.diff(entry)) + 1
@@ -164,7 +164,7 @@ def sample_tables(variant: str, tables, per_slice: int, seed: int = 1) -> np.nda
 
 def fit_endings(variant: str, rec: np.ndarray, keys: np.ndarray, values, k: float | None,
                 tables=None, table_samples: int = 0, prior_weight: float = 2.0,
-                holdout: float = 0.1, seed: int = 1,
+                holdout: float = 0.1, seed: int = 1, s_max: int = S_MAX,
                 log: Callable[[str], None] | None = None) -> tuple[np.ndarray, dict]:
     """(ending scales, report) fitted to the records' positions of at most P.ENDING_PIECES
     pieces (see the module docstring); the report holds the held-out cross-entropy of the fitted
@@ -200,10 +200,11 @@ def fit_endings(variant: str, rec: np.ndarray, keys: np.ndarray, values, k: floa
 
     e_tr, v_tr, y_tr = prepare(np.concatenate([rec[~held], extra]), np.r_[y0[~held], y_extra])
     prior = prior_scales(hand, flying)
-    scales = fit_scales(e_tr, v_tr, y_tr, k, prior, prior_weight)
+    scales = fit_scales(e_tr, v_tr, y_tr, k, np.minimum(prior, s_max), prior_weight, s_max)
     report = {"variant": variant, "positions": int(len(rec)), "table_labels": n_exact,
               "table_samples": int(len(extra)), "k": round(float(k), 1),
-              "prior_weight": prior_weight, "changed_entries": int(np.count_nonzero(scales != prior))}
+              "prior_weight": prior_weight, "max_scale": s_max,
+              "changed_entries": int(np.count_nonzero(scales != prior))}
     if held.any():
         e_ho, v_ho, y_ho = prepare(rec[held], y0[held])
         for name, s in (("loss_scaled", scales), ("loss_rule", prior)):
@@ -221,7 +222,7 @@ def fit_endings(variant: str, rec: np.ndarray, keys: np.ndarray, values, k: floa
 
 def fit_files(variant: str, dirs, weights_in, out, tables_dir=None, table_samples: int = 0,
               prior_weight: float = 2.0, holdout: float = 0.1, seed: int = 1,
-              log: Callable[[str], None] | None = None) -> dict:
+              s_max: int = S_MAX, log: Callable[[str], None] | None = None) -> dict:
     """Load the shards and the weights, fit, write the weight file with the scales."""
     from hub_engine.learn.weights import encode, read_values
 
@@ -234,7 +235,7 @@ def fit_files(variant: str, dirs, weights_in, out, tables_dir=None, table_sample
         tables = open_tables(variant, tables_dir)
     k = header.get("notes", {}).get("k")
     scales, report = fit_endings(variant, rec, keys, values, k, tables, table_samples,
-                                 prior_weight, holdout, seed, log)
+                                 prior_weight, holdout, seed, s_max, log)
     report["games"] = summary["games"]
     if tables is not None:
         report["tables_pieces"] = tables.complete_pieces()

@@ -108,3 +108,12 @@ def test_fit_files_writes_scales_that_the_engine_reads(tmp_path):
     assert report["positions"] > 0
     w = evaluation("portuguese", str(out))
     assert "endings" in w
+
+
+def test_max_scale_caps_the_factors():
+    """With s_max = one unit the scales only shrink scores, even where the outcomes say more."""
+    k = 200.0
+    prior = np.full(P.ENDING_ENTRIES, P.ENDING_UNIT)
+    e, v, y = np.full(1000, 4), np.full(1000, 100.0), np.ones(1000)
+    assert E.fit_scales(e, v, y, k, prior, 1.0)[4] > P.ENDING_UNIT
+    assert E.fit_scales(e, v, y, k, prior, 1.0, P.ENDING_UNIT)[4] == P.ENDING_UNIT
