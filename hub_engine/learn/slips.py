@@ -91,6 +91,8 @@ def scan(variant: str, pdn_path: str, tables, analysis: dict | None = None,
         best = None
         for ply, rec in enumerate(pg.moves + [None]):
             pos = game.position
+            if game.draw_reason():
+                break                     # the rules have drawn the game here
             s0 = deep.score0(game) if deep is not None else None
             if s0 is not None and abs(s0) < 80 and abs(s0) >= margin \
                     and (best is None or abs(s0) > abs(best[2])):
