@@ -1,7 +1,7 @@
 # Static evaluation for the 8x8 variants (included by core.pyx): the hand-set terms below, or the
 # learned patterns of learned.pxi when the weights carry them; both end with the same scaling of
-# drawn king endings, unless the learned weights carry their own ending scales (learned.pxi), which
-# then replace it at positions of at most ENDING_PIECES pieces.
+# drawn king endings, to which learned weights with ending values (learned.pxi) add the value of the
+# material signature at positions of at most ENDING_PIECES pieces.
 #
 # Integer units, a man = 100, from the side to move's view. Every weight comes from
 # hub_engine/data/eval.json (one object per variant family) and is folded at Searcher creation
@@ -70,7 +70,7 @@ cdef struct EvalParams:
     int weak_margin
     int threat               # quiescence: stand-pat penalty when the opponent threatens a capture
     const int16_t* learned   # learned weights (learned.pxi), or NULL for the hand-set terms
-    const int16_t* endings   # learned ending scales (learned.pxi), or NULL for the rule below
+    const int16_t* endings   # learned ending values (learned.pxi), or NULL
 
 
 _EVAL_KEYS = ("man", "king", "man_psq", "king_psq", "back_rank", "tempo_open", "tempo_end",
@@ -197,9 +197,6 @@ cdef int evaluate(const EvalParams* p, const Rules* r, const Board* b) noexcept 
 
     # endings that the material count overrates
     strong = 0 if v > 0 else 1
-    if p.endings != NULL and n0 + n1 <= ENDING_PIECES:
-        v = ending_scaled(p.endings, b, v, strong, nm0, nk0, nm1, nk1)
-        return v if b.side == 0 else -v
     n_s = n0 if strong == 0 else n1
     n_w = n1 if strong == 0 else n0
     nm_s = nm0 if strong == 0 else nm1
@@ -212,4 +209,8 @@ cdef int evaluate(const EvalParams* p, const Rules* r, const Board* b) noexcept 
             v //= p.draw_scale
         elif n_s - n_w < p.weak_margin:
             v //= p.weak_scale
-    return v if b.side == 0 else -v
+    if b.side == 1:
+        v = -v
+    if p.endings != NULL and n0 + n1 <= ENDING_PIECES:
+        v += ending_value(p.endings, b, nm0, nk0, nm1, nk1)
+    return v

@@ -28,11 +28,10 @@ cdef enum:
     N_SCALARS = 14
     LEARNED_RES = 8
     PHASE_MEN = 24
-    ENDING_PIECES = 10           # ending scales apply at positions of at most this many pieces
+    ENDING_PIECES = 10           # ending values apply at positions of at most this many pieces
     ENDING_MEN_CAP = 7           # counts above the caps share the cap's entry
     ENDING_KING_CAP = 4
-    ENDING_ENTRIES = 6400        # 8 x 5 x 8 x 5 signatures x 2 (stronger side to move) x 2 (diagonal)
-    ENDING_UNIT = 64             # a scale of 64 keeps the score
+    ENDING_ENTRIES = 6400        # 8 x 5 x 8 x 5 signatures x 2 x 2 (a king on the long diagonal)
 
 LEARNED_SCALARS = ("men", "first_king", "extra_kings", "men_vs_king", "tempo", "mobility",
                    "king_mobility", "runaway1", "runaway2", "runaway3", "king_long_diagonal",
@@ -40,7 +39,7 @@ LEARNED_SCALARS = ("men", "first_king", "extra_kings", "men_vs_king", "tempo", "
 LEARNED_SHAPE = {"windows": N_WINDOWS, "tables": N_TABLES, "entries": PATTERN_ENTRIES,
                  "scalars": N_SCALARS, "phases": 2, "res": LEARNED_RES, "phase_men": PHASE_MEN}
 ENDING_SHAPE = {"pieces": ENDING_PIECES, "men_cap": ENDING_MEN_CAP, "king_cap": ENDING_KING_CAP,
-                "entries": ENDING_ENTRIES, "unit": ENDING_UNIT}
+                "entries": ENDING_ENTRIES, "kind": "value"}
 
 cdef int8_t PAIR_VAL[256][3]     # [own row bits << 4 | opp row bits][k]: trit(k) + 3 trit(k + 1)
 cdef int8_t PAIR_VAL_FLIP[256][3]   # the same row seen turned and with the colours swapped
@@ -111,9 +110,10 @@ cdef class PatternWeights:
         free(self.data)
 
 
-cdef class EndingScales:
-    """Learned scales of few-piece endings in C memory: ENDING_ENTRIES int16 values (see
-    ending_scaled), from the decoded ending block of a weight file (hub_engine.learn.weights)."""
+cdef class EndingValues:
+    """Learned values of few-piece material signatures in C memory: ENDING_ENTRIES int16
+    centi-men (see ending_value), from the decoded ending block of a weight file
+    (hub_engine.learn.weights)."""
     cdef int16_t* data
     cdef readonly int size
 
@@ -122,7 +122,7 @@ cdef class EndingScales:
 
     def __init__(self, payload: bytes):
         if len(payload) != ENDING_ENTRIES * 2:
-            raise ValueError(f"ending scales need {ENDING_ENTRIES * 2} bytes of int16, got {len(payload)}")
+            raise ValueError(f"ending values need {ENDING_ENTRIES * 2} bytes of int16, got {len(payload)}")
         self.data = <int16_t*>malloc(ENDING_ENTRIES * sizeof(int16_t))
         if self.data == NULL:
             raise MemoryError()
@@ -133,7 +133,7 @@ cdef class EndingScales:
         free(self.data)
 
 
-_LIVE_WEIGHTS = []      # every PatternWeights / EndingScales a Searcher was given: never freed
+_LIVE_WEIGHTS = []      # every PatternWeights / EndingValues a Searcher was given: never freed
 
 
 cdef int attach_learned(EvalParams* p, object lw, object endings) except -1:
@@ -145,45 +145,43 @@ cdef int attach_learned(EvalParams* p, object lw, object endings) except -1:
         return 0
     if not isinstance(lw, PatternWeights):
         raise TypeError("eval weights 'learned' must be a PatternWeights")
-    if endings is not None and not isinstance(endings, EndingScales):
-        raise TypeError("eval weights 'endings' must be an EndingScales")
+    if endings is not None and not isinstance(endings, EndingValues):
+        raise TypeError("eval weights 'endings' must be an EndingValues")
     for obj in (lw, endings):
         if obj is not None and not any(x is obj for x in _LIVE_WEIGHTS):
             _LIVE_WEIGHTS.append(obj)
     p.learned = (<PatternWeights>lw).data
     if endings is not None:
-        p.endings = (<EndingScales>endings).data
+        p.endings = (<EndingValues>endings).data
     return 0
 
 
-cdef inline int ending_index(int ms, int ks, int mw, int kw, int strong_to_move,
-                             int weak_on_diagonal) noexcept nogil:
-    """The entry of a material signature: men and kings of the stronger side, then of the other
-    (each capped), whether the stronger side is to move, whether a king of the other side stands
-    on the long diagonal."""
-    if ms > ENDING_MEN_CAP:
-        ms = ENDING_MEN_CAP
-    if mw > ENDING_MEN_CAP:
-        mw = ENDING_MEN_CAP
-    if ks > ENDING_KING_CAP:
-        ks = ENDING_KING_CAP
-    if kw > ENDING_KING_CAP:
-        kw = ENDING_KING_CAP
-    return (((((ms * (ENDING_KING_CAP + 1) + ks) * (ENDING_MEN_CAP + 1) + mw)
-              * (ENDING_KING_CAP + 1) + kw) * 2 + strong_to_move) * 2 + weak_on_diagonal)
+cdef inline int ending_index(int mo, int ko, int mt, int kt, int own_diagonal,
+                             int their_diagonal) noexcept nogil:
+    """The entry of a material signature: men and kings of the side to move, then of the other
+    (each capped), whether a king of the side to move, and one of the other side, stands on the
+    long diagonal."""
+    if mo > ENDING_MEN_CAP:
+        mo = ENDING_MEN_CAP
+    if mt > ENDING_MEN_CAP:
+        mt = ENDING_MEN_CAP
+    if ko > ENDING_KING_CAP:
+        ko = ENDING_KING_CAP
+    if kt > ENDING_KING_CAP:
+        kt = ENDING_KING_CAP
+    return (((((mo * (ENDING_KING_CAP + 1) + ko) * (ENDING_MEN_CAP + 1) + mt)
+              * (ENDING_KING_CAP + 1) + kt) * 2 + own_diagonal) * 2 + their_diagonal)
 
 
-cdef inline int ending_scaled(const int16_t* scales, const Board* b, int v, int strong,
-                              int nm0, int nk0, int nm1, int nk1) noexcept nogil:
-    """v (side 0's view) times the learned scale of its ending, in 1/ENDING_UNIT (truncated).
-    The stronger side is the one v favours (side 1 when v is 0)."""
-    cdef int i
-    cdef int diag = 1 if (b.pieces[1 - strong] & b.kings & LONG_DIAGONAL) else 0
-    if strong == 0:
-        i = ending_index(nm0, nk0, nm1, nk1, b.side == 0, diag)
-    else:
-        i = ending_index(nm1, nk1, nm0, nk0, b.side == 1, diag)
-    return v * scales[i] // ENDING_UNIT
+cdef inline int ending_value(const int16_t* values, const Board* b, int nm0, int nk0, int nm1,
+                             int nk1) noexcept nogil:
+    """The learned value (centi-men, side to move's view) of the position's material signature."""
+    cdef int s = b.side
+    cdef int own = 1 if (b.pieces[s] & b.kings & LONG_DIAGONAL) else 0
+    cdef int their = 1 if (b.pieces[1 - s] & b.kings & LONG_DIAGONAL) else 0
+    if s == 0:
+        return values[ending_index(nm0, nk0, nm1, nk1, own, their)]
+    return values[ending_index(nm1, nk1, nm0, nk0, own, their)]
 
 
 cdef inline int row_bits(bb x, int r) noexcept nogil:

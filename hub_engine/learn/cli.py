@@ -64,7 +64,7 @@ def add_parser(sub) -> None:
     tr.add_argument("--init", default=None, metavar="WEIGHTS",
                     help="start from these weights (default: zero patterns, hand-like scalars)")
 
-    en = steps.add_parser("endings", help="fit the ending scales of a weight file to self-play "
+    en = steps.add_parser("endings", help="fit the ending values of a weight file to self-play "
                           "positions and endgame tables (needs numpy and scipy)")
     en.add_argument("--variant", required=True, choices=sorted(VARIANTS),
                     help="rule-set of the weights (spanish: portuguese)")
@@ -79,9 +79,9 @@ def add_parser(sub) -> None:
     en.add_argument("--table-samples", type=int, default=0, metavar="N",
                     help="also N random quiet positions of every table slice (default 0)")
     en.add_argument("--prior-weight", type=float, default=2.0,
-                    help="pull toward the hand-set rule's factor (default 2)")
-    en.add_argument("--max-scale", type=float, default=4.0,
-                    help="largest factor (default 4; 1: the scales only shrink scores)")
+                    help="pull toward 0 (the score without ending values; default 2)")
+    en.add_argument("--max-value", type=float, default=5.0,
+                    help="largest value either way, in men (default 5)")
     en.add_argument("--holdout", type=float, default=t.holdout,
                     help=f"share of games held out for the reported loss (default {t.holdout:g})")
     en.add_argument("--seed", type=int, default=t.seed,
@@ -161,13 +161,13 @@ def _endings(args: argparse.Namespace) -> int:
 
     if args.table_samples < 0 or args.prior_weight < 0 or not 0 <= args.holdout < 1:
         raise ValueError("--table-samples and --prior-weight must be >= 0, --holdout in [0, 1)")
-    if not 0 < args.max_scale <= 4:
-        raise ValueError("--max-scale must be in (0, 4]")
+    if not 0 < args.max_value <= 20:
+        raise ValueError("--max-value must be in (0, 20]")
     if args.tables is not None and not Path(args.tables).is_dir():
         raise ValueError(f"no tables directory {args.tables}")
     report = fit_files(args.variant, args.data, args.weights, args.out, args.tables,
                        args.table_samples, args.prior_weight, args.holdout, args.seed,
-                       round(args.max_scale * 64),
+                       round(args.max_value * 100),
                        log=lambda line: print(line, file=sys.stderr, flush=True))
     print(" ".join(f"{k}={v}" for k, v in report.items() if not isinstance(v, dict)))
     return 0

@@ -1,26 +1,25 @@
-"""Fitting the ending scales of the learned evaluation:
+"""Fitting the ending values of the learned evaluation:
 `hub-engine learn endings --variant V --data DIR... --weights IN --out OUT`.
 
 The pattern evaluation counts material linearly, but with few pieces left what material is worth
 depends on the whole signature: in the flying-king rule-sets a lone king holds many endings two
-or three pieces down, a king and a man rarely beat a king, while four kings beat one. The ending
-scales (learned.pxi) multiply the score of a position of at most P.ENDING_PIECES pieces by a
-factor per entry: men and kings of the stronger side (the one the score favours) and of the
-other, whether the stronger side is to move, whether a king of the other side stands on the long
-diagonal. This module fits one factor per entry, by itself, to the outcomes of positions:
+or three pieces down and a king and a man rarely beat a king, while four kings beat one. The
+ending values (learned.pxi) add to the score of a position of at most P.ENDING_PIECES pieces a
+value per entry: men and kings of the side to move and of the other, whether a king of the side
+to move, and one of the other side, stands on the long diagonal. This module fits one value per
+entry, by itself, to the outcomes of positions, the pattern weights fixed:
 
-- self-play records (`learn selfplay`; the pattern weights are not refitted): each quiet position
-  with the game's result, or, when endgame tables are given and hold the position, the tables'
-  exact value (under the move-count rules where the tables know them: kings-only slices with
-  distances);
+- self-play records (`learn selfplay`): each quiet position with the game's result, or, when
+  endgame tables are given and hold the position, the tables' exact value (under the move-count
+  rules where the tables know them: kings-only slices with distances);
 - optionally `table_samples` random quiet positions of every table slice, labelled by the tables
   (they teach the entries the self-play games rarely reach).
 
-For an entry, the factor s (0..s_max, at most 4 units) minimises the cross-entropy of sigmoid(s * v / K) against
-the outcomes (v the unscaled score, K the weight file's logistic scale) plus a pull
-`prior_weight * (s - s0)^2` toward the hand-set rule's factor s0 (eval.pxi: 1/16 for drawn king
-endings, 1/4 or 1/2 for hard-to-win ones, else 1), so that entries with little data keep it.
-The objective of an entry is one-dimensional and convex: every integer s is tried.
+For an entry, the value b (centi-men, within +-B_MAX) minimises the cross-entropy of
+sigmoid((u + b) / K) against the outcomes for the side to move (u the score the engine gave
+before: patterns and the hand-set ending rule; K the weight file's logistic scale) plus a pull
+`prior_weight * (b / 100)^2` toward 0, so that entries with little data keep the old score. The
+objective of an entry is one-dimensional and convex: every integer b is tried.
 """
 from __future__ import annotations
 
@@ -34,58 +33,45 @@ from hub_engine.learn import features as F
 from hub_engine.learn import patterns as P
 from hub_engine.learn.train import cross_entropy, fit_k, load, score0, sigmoid, split
 
-S_MAX = 4 * P.ENDING_UNIT           # the largest factor tried (four times the score)
+B_MAX = 500            # the largest value tried, centi-men either way
 
 
 def entry_fields(index: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(men, kings of the stronger side, men, kings of the other, stronger to move, diagonal)."""
+    """(men, kings of the side to move, men, kings of the other, diagonal own, diagonal other)."""
     i = np.asarray(index)
-    diag, i = i % 2, i // 2
-    to_move, i = i % 2, i // 2
-    kw, i = i % (P.ENDING_KING_CAP + 1), i // (P.ENDING_KING_CAP + 1)
-    mw, i = i % (P.ENDING_MEN_CAP + 1), i // (P.ENDING_MEN_CAP + 1)
-    ks, ms = i % (P.ENDING_KING_CAP + 1), i // (P.ENDING_KING_CAP + 1)
-    return ms, ks, mw, kw, to_move, diag
+    their, i = i % 2, i // 2
+    own, i = i % 2, i // 2
+    kt, i = i % (P.ENDING_KING_CAP + 1), i // (P.ENDING_KING_CAP + 1)
+    mt, i = i % (P.ENDING_MEN_CAP + 1), i // (P.ENDING_MEN_CAP + 1)
+    ko, mo = i % (P.ENDING_KING_CAP + 1), i // (P.ENDING_KING_CAP + 1)
+    return mo, ko, mt, kt, own, their
 
 
 def entry_name(index: int) -> str:
-    """`2m1k v 0m1k` plus `stm` when the stronger side moves and `diag` for the diagonal."""
-    ms, ks, mw, kw, to_move, diag = (int(x) for x in entry_fields(np.array(index)))
-    name = f"{ms}m{ks}k v {mw}m{kw}k"
-    return name + (" stm" if to_move else "") + (" diag" if diag else "")
+    """`2m1k v 0m1k` (side to move first), `+d` / `d+` for a king on the long diagonal."""
+    mo, ko, mt, kt, own, their = (int(x) for x in entry_fields(np.array(index)))
+    return f"{mo}m{ko}k{'+d' if own else ''} v {mt}m{kt}k{'+d' if their else ''}"
 
 
-def prior_scales(hand: dict, flying: bool) -> np.ndarray:
-    """The factor of each entry under eval.pxi's hand-set rule, in 1/ENDING_UNIT."""
-    ms, ks, mw, kw, _to_move, diag = entry_fields(np.arange(P.ENDING_ENTRIES))
-    n_s, n_w = ms + ks, mw + kw
-    base = (ms == 0) & (kw > 0)
-    drawn = base & ((n_w == n_s) | (flying & (n_w == 1) & ((n_s <= 2) | ((n_s == 3) & (diag == 1)))))
-    weak = base & ~drawn & (n_s - n_w < int(hand["weak_margin"]))
-    unit = P.ENDING_UNIT
-    return np.where(drawn, unit // max(1, int(hand["draw_scale"])),
-                    np.where(weak, unit // max(1, int(hand["weak_scale"])), unit)).astype(np.int64)
-
-
-def fit_scales(entry: np.ndarray, v: np.ndarray, y: np.ndarray, k: float, prior: np.ndarray,
-               prior_weight: float, s_max: int = S_MAX) -> np.ndarray:
-    """The factor per entry (int, 0..s_max) for samples (entry, unscaled score of the stronger
-    side v >= 0, outcome y for the stronger side in [0, 1])."""
-    out = prior.copy()
-    s_grid = np.arange(s_max + 1, dtype=np.float64)
+def fit_values(entry: np.ndarray, u: np.ndarray, y: np.ndarray, k: float, prior_weight: float,
+               b_max: int = B_MAX) -> np.ndarray:
+    """The value per entry (int, -b_max..b_max, 0 without samples) for samples (entry, score u
+    of the side to move, outcome y for the side to move in [0, 1])."""
+    out = np.zeros(P.ENDING_ENTRIES, dtype=np.int64)
+    grid = np.arange(-b_max, b_max + 1, dtype=np.float64)
     order = np.argsort(entry, kind="stable")
-    entry, v, y = entry[order], v[order], y[order]
+    entry, u, y = entry[order], u[order], y[order]
     bounds = np.flatnonzero(np.diff(entry)) + 1
     for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(entry)]):
         if hi <= lo:
             continue
-        e = int(entry[lo])
-        x = v[lo:hi, None] * s_grid[None, :] / (P.ENDING_UNIT * k)
-        p = np.clip(sigmoid(x), 1e-9, 1 - 1e-9)
-        yy = y[lo:hi, None]
-        loss = -(yy * np.log(p) + (1 - yy) * np.log(1 - p)).sum(axis=0)
-        loss += prior_weight * ((s_grid - prior[e]) / P.ENDING_UNIT) ** 2
-        out[e] = int(np.argmin(loss))
+        loss = prior_weight * (grid / 100.0) ** 2
+        for c0 in range(lo, hi, 2048):                      # bounded memory per block
+            c1 = min(hi, c0 + 2048)
+            p = np.clip(sigmoid((u[c0:c1, None] + grid[None, :]) / k), 1e-9, 1 - 1e-9)
+            yy = y[c0:c1, None]
+            loss = loss - (yy * np.log(p) + (1 - yy) * np.log(1 - p)).sum(axis=0)
+        out[int(entry[lo])] = int(grid[int(np.argmin(loss))])
     return out
 
 
@@ -164,11 +150,11 @@ def sample_tables(variant: str, tables, per_slice: int, seed: int = 1) -> np.nda
 
 def fit_endings(variant: str, rec: np.ndarray, keys: np.ndarray, values, k: float | None,
                 tables=None, table_samples: int = 0, prior_weight: float = 2.0,
-                holdout: float = 0.1, seed: int = 1, s_max: int = S_MAX,
+                holdout: float = 0.1, seed: int = 1, b_max: int = B_MAX,
                 log: Callable[[str], None] | None = None) -> tuple[np.ndarray, dict]:
-    """(ending scales, report) fitted to the records' positions of at most P.ENDING_PIECES
-    pieces (see the module docstring); the report holds the held-out cross-entropy of the fitted
-    scales and of the hand-set rule on the held-out games' small positions."""
+    """(ending values, report) fitted to the records' positions of at most P.ENDING_PIECES
+    pieces (see the module docstring); the report holds the held-out cross-entropy with the
+    fitted values and without (the hand-set rule alone) on the held-out games' small positions."""
     from hub_engine.core import eval_weights
     from hub_engine.rules.variants import get_variant
 
@@ -193,37 +179,36 @@ def fit_endings(variant: str, rec: np.ndarray, keys: np.ndarray, values, k: floa
 
     def prepare(r: np.ndarray, y: np.ndarray):
         f = F.features(r["white"], r["black"], r["kings"], r["side"], flying)
-        v0 = F.raw_value(np.asarray(values), f)
-        sig = F.ending_signature(v0, r["white"], r["black"], r["kings"], r["side"])
-        ys = np.where(sig.strong == 0, y, 1 - y)
-        return sig.index, np.abs(v0).astype(np.float64), ys
+        u = F.evaluate_int(np.asarray(values), f, r["white"], r["black"], r["kings"], hand, flying)
+        sig = F.ending_signature(r["white"], r["black"], r["kings"], r["side"])
+        ys = np.where(np.asarray(r["side"]) == 0, y, 1 - y)
+        return sig.index, u.astype(np.float64), ys
 
-    e_tr, v_tr, y_tr = prepare(np.concatenate([rec[~held], extra]), np.r_[y0[~held], y_extra])
-    prior = prior_scales(hand, flying)
-    scales = fit_scales(e_tr, v_tr, y_tr, k, np.minimum(prior, s_max), prior_weight, s_max)
+    e_tr, u_tr, y_tr = prepare(np.concatenate([rec[~held], extra]), np.r_[y0[~held], y_extra])
+    ends = fit_values(e_tr, u_tr, y_tr, k, prior_weight, b_max)
     report = {"variant": variant, "positions": int(len(rec)), "table_labels": n_exact,
               "table_samples": int(len(extra)), "k": round(float(k), 1),
-              "prior_weight": prior_weight, "max_scale": s_max,
-              "changed_entries": int(np.count_nonzero(scales != prior))}
+              "prior_weight": prior_weight, "max_value": b_max,
+              "changed_entries": int(np.count_nonzero(ends))}
     if held.any():
-        e_ho, v_ho, y_ho = prepare(rec[held], y0[held])
-        for name, s in (("loss_scaled", scales), ("loss_rule", prior)):
-            report[name] = round(cross_entropy(sigmoid(v_ho * s[e_ho] / (P.ENDING_UNIT * k)), y_ho), 5)
+        e_ho, u_ho, y_ho = prepare(rec[held], y0[held])
+        report["loss_values"] = round(cross_entropy(sigmoid((u_ho + ends[e_ho]) / k), y_ho), 5)
+        report["loss_rule"] = round(cross_entropy(sigmoid(u_ho / k), y_ho), 5)
         report["held_out"] = int(held.sum())
     counts = np.bincount(e_tr, minlength=P.ENDING_ENTRIES)
     for e in np.argsort(-counts)[:40]:
         if counts[e] == 0:
             break
         sel = e_tr == e
-        log(f"  {entry_name(int(e)):24s} n={counts[e]:6d} outcome={y_tr[sel].mean():.3f} "
-            f"mean score={v_tr[sel].mean():6.0f} rule={prior[e]:3d} fitted={scales[e]:3d}")
-    return scales, report
+        log(f"  {entry_name(int(e)):22s} n={counts[e]:6d} outcome={y_tr[sel].mean():.3f} "
+            f"mean score={u_tr[sel].mean():6.0f} value={ends[e]:+4d}")
+    return ends, report
 
 
 def fit_files(variant: str, dirs, weights_in, out, tables_dir=None, table_samples: int = 0,
               prior_weight: float = 2.0, holdout: float = 0.1, seed: int = 1,
-              s_max: int = S_MAX, log: Callable[[str], None] | None = None) -> dict:
-    """Load the shards and the weights, fit, write the weight file with the scales."""
+              b_max: int = B_MAX, log: Callable[[str], None] | None = None) -> dict:
+    """Load the shards and the weights, fit, write the weight file with the ending values."""
     from hub_engine.learn.weights import encode, read_values
 
     header, values = read_values(weights_in)
@@ -234,11 +219,11 @@ def fit_files(variant: str, dirs, weights_in, out, tables_dir=None, table_sample
 
         tables = open_tables(variant, tables_dir)
     k = header.get("notes", {}).get("k")
-    scales, report = fit_endings(variant, rec, keys, values, k, tables, table_samples,
-                                 prior_weight, holdout, seed, s_max, log)
+    ends, report = fit_endings(variant, rec, keys, values, k, tables, table_samples,
+                               prior_weight, holdout, seed, b_max, log)
     report["games"] = summary["games"]
     if tables is not None:
         report["tables_pieces"] = tables.complete_pieces()
     notes = {**header.get("notes", {}), "endings": {**report, "data": [Path(d).name for d in dirs]}}
-    Path(out).write_bytes(encode(variant, list(values), notes, scales.tolist()))
+    Path(out).write_bytes(encode(variant, list(values), notes, ends.tolist()))
     return report

@@ -170,45 +170,42 @@ def raw_value(values: np.ndarray, f: Features) -> np.ndarray:
 def evaluate_int(values: np.ndarray, f: Features, white, black, kings, hand: dict,
                  flying: bool, endings=None) -> np.ndarray:
     """The engine's learned score (side to move's view, a man = 100) from int16 file values,
-    with the learned ending scales (endings: ENDING_ENTRIES int16 values) at positions of at most
-    P.ENDING_PIECES pieces and eval.pxi's scaling of drawn king endings elsewhere (hand: the
-    variant's eval.json weights), or that scaling everywhere when endings is None."""
-    v = raw_value(values, f)
-    scaled = _scale_endings(v, white, black, kings, hand, flying)
+    with eval.pxi's scaling of drawn king endings (hand: the variant's eval.json weights) and,
+    given the ending values (ENDING_ENTRIES int16), the value of the material signature at
+    positions of at most P.ENDING_PIECES pieces."""
+    v = _scale_endings(raw_value(values, f), white, black, kings, hand, flying)
+    v = np.where(f.side == 0, v, -v)
     if endings is not None:
-        sig = ending_signature(v, white, black, kings, f.side)
-        small = sig.pieces <= P.ENDING_PIECES
-        by_table = _tdiv(v * np.asarray(endings, dtype=np.int64)[sig.index], P.ENDING_UNIT)
-        scaled = np.where(small, by_table, scaled)
-    return np.where(f.side == 0, scaled, -scaled)
+        sig = ending_signature(white, black, kings, f.side)
+        add = np.asarray(endings, dtype=np.int64)[sig.index]
+        v = v + np.where(sig.pieces <= P.ENDING_PIECES, add, 0)
+    return v
 
 
 @dataclass
 class Signature:
-    index: np.ndarray      # (N,) entry of the ending scales (learned.pxi's ending_index)
+    index: np.ndarray      # (N,) entry of the ending values (learned.pxi's ending_index)
     pieces: np.ndarray     # (N,) pieces on the board
-    strong: np.ndarray     # (N,) the side the score favours (1 when it is 0)
 
 
-def ending_signature(v0, white, black, kings, side) -> Signature:
-    """The ending-scale entry of positions whose side-0 score before scaling is v0: men and kings
-    of the stronger side and of the other (capped), stronger side to move, a king of the other
-    side on the long diagonal."""
+def ending_signature(white, black, kings, side) -> Signature:
+    """The ending-value entry of positions: men and kings of the side to move and of the other
+    (capped), whether a king of the side to move, and one of the other, is on the long diagonal."""
     w, b, k = bits(white), bits(black), bits(kings)
     nk0, nk1 = (w & k).sum(axis=1), (b & k).sum(axis=1)
     nm0, nm1 = w.sum(axis=1) - nk0, b.sum(axis=1) - nk1
-    strong = np.where(np.asarray(v0) > 0, 0, 1)
-    s0 = strong == 0
-    ms, ks = np.where(s0, nm0, nm1), np.where(s0, nk0, nk1)
-    mw, kw = np.where(s0, nm1, nm0), np.where(s0, nk1, nk0)
-    weak_kings = np.where(s0[:, None], b & k, w & k)
-    diag = (weak_kings[:, list(P.LONG_DIAGONAL)].sum(axis=1) > 0).astype(np.int64)
-    to_move = (np.asarray(side) == strong).astype(np.int64)
+    s0 = np.asarray(side) == 0
+    mo, ko = np.where(s0, nm0, nm1), np.where(s0, nk0, nk1)
+    mt, kt = np.where(s0, nm1, nm0), np.where(s0, nk1, nk0)
+    diag = list(P.LONG_DIAGONAL)
+    d0 = ((w & k)[:, diag].sum(axis=1) > 0).astype(np.int64)
+    d1 = ((b & k)[:, diag].sum(axis=1) > 0).astype(np.int64)
+    own, their = np.where(s0, d0, d1), np.where(s0, d1, d0)
     mc, kc = P.ENDING_MEN_CAP, P.ENDING_KING_CAP
-    ms, mw = np.minimum(ms, mc), np.minimum(mw, mc)
-    ks, kw = np.minimum(ks, kc), np.minimum(kw, kc)
-    index = ((((ms * (kc + 1) + ks) * (mc + 1) + mw) * (kc + 1) + kw) * 2 + to_move) * 2 + diag
-    return Signature(index.astype(np.int64), (nm0 + nk0 + nm1 + nk1).astype(np.int64), strong)
+    mo, mt = np.minimum(mo, mc), np.minimum(mt, mc)
+    ko, kt = np.minimum(ko, kc), np.minimum(kt, kc)
+    index = ((((mo * (kc + 1) + ko) * (mc + 1) + mt) * (kc + 1) + kt) * 2 + own) * 2 + their
+    return Signature(index.astype(np.int64), (nm0 + nk0 + nm1 + nk1).astype(np.int64))
 
 
 def _scale_endings(v, white, black, kings, hand: dict, flying: bool) -> np.ndarray:

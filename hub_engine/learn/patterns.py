@@ -10,8 +10,8 @@ FILE_OFFSETS = (0, 1, 2)          # in-row offset k of a window: files a-d, c-f,
 RANK_OFFSETS = (0, 1, 2, 3, 4)    # first row g of a window: ranks 1-4 ... 5-8
 N_WINDOWS, N_TABLES, ENTRIES, CENTRE = 15, 8, 3 ** 8, (3 ** 8 - 1) // 2
 RES, PHASE_MEN = 8, 24
-# ending scales (learned.pxi): positions of at most ENDING_PIECES pieces; counts capped
-ENDING_PIECES, ENDING_MEN_CAP, ENDING_KING_CAP, ENDING_UNIT = 10, 7, 4, 64
+# ending values (learned.pxi): positions of at most ENDING_PIECES pieces; counts capped
+ENDING_PIECES, ENDING_MEN_CAP, ENDING_KING_CAP = 10, 7, 4
 ENDING_ENTRIES = (ENDING_MEN_CAP + 1) ** 2 * (ENDING_KING_CAP + 1) ** 2 * 4
 SCALARS = ("men", "first_king", "extra_kings", "men_vs_king", "tempo", "mobility",
            "king_mobility", "runaway1", "runaway2", "runaway3", "king_long_diagonal",

@@ -1,18 +1,18 @@
 """Weight files of the learned evaluation, and the choice of evaluation a Searcher gets.
 
-Format (version 1, or 2 with ending scales), little-endian, read with struct/zlib/array only (no
+Format (version 1, or 2 with ending values), little-endian, read with struct/zlib/array only (no
 numpy, so the engine and the one-file executable load it):
 
     b"HUBW"            4 bytes, magic
-    version            uint16 (1, or 2 when the file holds ending scales)
+    version            uint16 (1, or 2 when the file holds ending values)
     header length      uint32
     header             UTF-8 JSON: variant, shape (windows, tables, entries, scalars, phases,
                        res, phase_men), scalars (feature names in order), crc32 and size of the
                        raw payload, notes (how the weights were made); version 2 adds endings
-                       (the shape of the ending scales: pieces, men_cap, king_cap, entries, unit)
+                       (the shape of the ending values: pieces, men_cap, king_cap, entries, kind)
     payload            zlib-compressed int16 values: tables[8][6561][2], then scalars[14][2]
                        (the pair is middlegame, endgame; units 1/res of a centi-man); version 2
-                       then the ending scales[entries] (units 1/unit; see learned.pxi)
+                       then the ending values[entries] (centi-men; see learned.pxi)
 
 A file whose magic, version, shape, feature names or checksum do not match is refused with a
 ValueError that names the file and what is wrong.
@@ -28,12 +28,12 @@ from array import array
 from pathlib import Path
 
 MAGIC = b"HUBW"
-VERSION = 2                      # written when a file holds ending scales, else 1
+VERSION = 2                      # written when a file holds ending values, else 1
 VERSIONS = (1, 2)
 _HEAD = struct.Struct("<4sHI")
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-# learned: the shipped weights with their ending scales; hand: eval.json; learned-v1: the first
-# learned evaluation (the shipped patterns with the hand-set ending rule instead of the scales)
+# learned: the shipped weights with their ending values; hand: eval.json; learned-v1: the first
+# learned evaluation (the shipped patterns without ending values)
 EVAL_KINDS = ("learned", "hand", "learned-v1")
 # rule-sets that share weights: spanish plays by the portuguese rules
 WEIGHT_VARIANT = {"spanish": "portuguese"}
@@ -62,7 +62,7 @@ def _values_count() -> int:
 
 def encode(variant: str, values, notes: dict | None = None, endings=None) -> bytes:
     """A weight file's bytes from the flat int16 values (any sequence of ints) and, optionally,
-    the ending scales (ENDING_SHAPE["entries"] ints; the file is then version 2)."""
+    the ending values (ENDING_SHAPE["entries"] ints; the file is then version 2)."""
     from hub_engine.core import ENDING_SHAPE, LEARNED_SCALARS, LEARNED_SHAPE
 
     arr = array("h", values)
@@ -74,7 +74,7 @@ def encode(variant: str, values, notes: dict | None = None, endings=None) -> byt
     if endings is not None:
         ends = array("h", endings)
         if len(ends) != ENDING_SHAPE["entries"]:
-            raise ValueError(f"ending scales need {ENDING_SHAPE['entries']} values, got {len(ends)}")
+            raise ValueError(f"ending values need {ENDING_SHAPE['entries']} values, got {len(ends)}")
         arr.extend(ends)
         head["endings"] = ENDING_SHAPE
     if sys.byteorder == "big":
@@ -106,7 +106,7 @@ def decode(data: bytes, name: str = "weights") -> tuple[dict, bytes]:
     if header.get("shape") != LEARNED_SHAPE or header.get("scalars") != list(LEARNED_SCALARS):
         raise ValueError(f"{name}: weights of another shape or feature set than this engine's")
     if (version >= 2) != ("endings" in header) or header.get("endings", ENDING_SHAPE) != ENDING_SHAPE:
-        raise ValueError(f"{name}: ending scales of another shape than this engine's")
+        raise ValueError(f"{name}: ending values of another shape than this engine's")
     if len(raw) != header.get("size") or zlib.crc32(raw) != header.get("crc32"):
         raise ValueError(f"{name}: checksum mismatch (damaged weight file)")
     want = 2 * (_values_count() + (ENDING_SHAPE["entries"] if "endings" in header else 0))
@@ -124,7 +124,7 @@ def _native(raw: bytes) -> array:
 
 
 def read_weights(path) -> tuple[dict, array, array | None]:
-    """(header, pattern and scalar values, ending scales or None) of a weight file, int16 arrays
+    """(header, pattern and scalar values, ending values or None) of a weight file, int16 arrays
     in native order."""
     header, raw = decode(Path(path).read_bytes(), str(path))
     n = 2 * _values_count()
@@ -137,13 +137,13 @@ def read_values(path) -> tuple[dict, array]:
     return header, values
 
 
-_CACHE: dict[tuple, tuple] = {}       # (path, mtime) -> (PatternWeights, EndingScales | None)
+_CACHE: dict[tuple, tuple] = {}       # (path, mtime) -> (PatternWeights, EndingValues | None)
 
 
 def pattern_weights(path, variant: str | None = None):
-    """The core's (PatternWeights, EndingScales or None) for a weight file (cached by path and
+    """The core's (PatternWeights, EndingValues or None) for a weight file (cached by path and
     modification time)."""
-    from hub_engine.core import EndingScales, PatternWeights
+    from hub_engine.core import EndingValues, PatternWeights
 
     p = Path(path)
     try:
@@ -156,22 +156,22 @@ def pattern_weights(path, variant: str | None = None):
             raise ValueError(f"{path}: weights for {header['variant']}, not {variant}")
         # native order, as the core copies it
         _CACHE[key] = (PatternWeights(values.tobytes()),
-                       EndingScales(endings.tobytes()) if endings is not None else None)
+                       EndingValues(endings.tobytes()) if endings is not None else None)
     return _CACHE[key]
 
 
 def v1_path(variant: str) -> Path:
     """The first learned evaluation's weight file: DATA_DIR/v1/ when the shipped patterns have
-    changed since, else the learned weights themselves (their ending scales are then ignored)."""
+    changed since, else the learned weights themselves (their ending values are then ignored)."""
     old = DATA_DIR / "v1" / f"learned-{weight_variant(variant)}.bin"
     return old if old.exists() else shipped_path(variant)
 
 
 def evaluation(variant: str, kind: str = "learned") -> dict:
     """The weights dict a Searcher takes: `hand` (hub_engine/data/eval.json), `learned` (the
-    shipped weights of the variant with their ending scales; the hand-set ones, with a warning,
-    if none are installed), `learned-v1` (the first learned evaluation: patterns without ending
-    scales, so eval.pxi's hand-set ending rule applies) or the path of a weight file."""
+    shipped weights of the variant with their ending values; the hand-set ones, with a warning,
+    if none are installed), `learned-v1` (the first learned evaluation: the patterns without
+    ending values) or the path of a weight file."""
     from hub_engine.core import eval_weights
 
     weights = eval_weights(variant)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from array import array
 
-from hub_engine.core import CoreBoard, EndingScales, PatternWeights, Searcher, TransTable, eval_weights
+from hub_engine.core import CoreBoard, EndingValues, PatternWeights, Searcher, TransTable, eval_weights
 from hub_engine.learn import patterns as P
 from hub_engine.rules.variants import get_variant
 
@@ -59,8 +59,8 @@ def random_ending(rng: random.Random) -> tuple[int, int, int, int]:
 
 
 def random_endings(rng: random.Random) -> list[int]:
-    """Random ending scales in 0..2 * unit."""
-    return [rng.randint(0, 2 * P.ENDING_UNIT) for _ in range(P.ENDING_ENTRIES)]
+    """Random ending values, within +-3 men."""
+    return [rng.randint(-300, 300) for _ in range(P.ENDING_ENTRIES)]
 
 
 def random_values(rng: random.Random, scale: int = 2000) -> list[int]:
@@ -79,5 +79,5 @@ def board_of(variant: str, white: int, black: int, kings: int, side: int) -> Cor
 def compiled_searcher(variant: str, values: list[int], endings: list[int] | None = None) -> Searcher:
     weights = {**eval_weights(variant), "learned": PatternWeights(array("h", values).tobytes())}
     if endings is not None:
-        weights["endings"] = EndingScales(array("h", endings).tobytes())
+        weights["endings"] = EndingValues(array("h", endings).tobytes())
     return Searcher(get_variant(variant).core_rules, TransTable(12), weights)

@@ -1,4 +1,4 @@
-"""Fitting the ending scales: the hand-set rule as a table, recovery of known factors, the file."""
+"""Fitting the ending values: zero changes nothing, recovery of known values, the file."""
 from __future__ import annotations
 
 import random
@@ -7,75 +7,70 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from hub_engine.core import eval_weights  # noqa: E402
 from hub_engine.learn import endings as E  # noqa: E402
-from hub_engine.learn import features as F  # noqa: E402
 from hub_engine.learn import patterns as P  # noqa: E402
 from hub_engine.learn.weights import encode, evaluation, read_weights  # noqa: E402
-from hub_engine.rules.variants import get_variant  # noqa: E402
 
 from learn_helpers import board_of, compiled_searcher, random_ending, random_values  # noqa: E402
 
 
-@pytest.mark.parametrize("variant", ["portuguese", "italian"])
-def test_the_rule_as_scales_scores_as_the_rule(variant):
-    """Scales set to the hand-set rule's factors give the evaluation without scales (kings within
-    the caps), so the fit starts from what the engine did before."""
-    rng = random.Random(f"rule-{variant}")
+def test_zero_values_score_as_before():
+    """Ending values of 0 give the evaluation without them (the fit's starting point)."""
+    rng = random.Random("zero")
     values = random_values(rng)
-    prior = E.prior_scales(eval_weights(variant), get_variant(variant).flying_kings)
-    with_rule = compiled_searcher(variant, values, prior.tolist())
-    plain = compiled_searcher(variant, values)
-    positions = [random_ending(rng) for _ in range(3000)]
-    positions = [p for p in positions if bin(p[0] & p[2]).count("1") <= P.ENDING_KING_CAP
-                 and bin(p[1] & p[2]).count("1") <= P.ENDING_KING_CAP]
-    a = [with_rule.evaluate(board_of(variant, *p)) for p in positions]
-    b = [plain.evaluate(board_of(variant, *p)) for p in positions]
-    assert a == b
-    assert len(set(prior.tolist())) >= 3          # the rule has several factors
+    with_zero = compiled_searcher("portuguese", values, [0] * P.ENDING_ENTRIES)
+    plain = compiled_searcher("portuguese", values)
+    positions = [random_ending(rng) for _ in range(2000)]
+    assert ([with_zero.evaluate(board_of("portuguese", *p)) for p in positions]
+            == [plain.evaluate(board_of("portuguese", *p)) for p in positions])
 
 
 def test_entry_fields_invert_the_signature():
-    for ms, ks, mw, kw, stm, diag in [(0, 3, 0, 1, 1, 1), (7, 4, 7, 4, 0, 0), (2, 1, 0, 1, 1, 0)]:
-        index = ((((ms * 5 + ks) * 8 + mw) * 5 + kw) * 2 + stm) * 2 + diag
-        assert tuple(int(x) for x in E.entry_fields(np.array(index))) == (ms, ks, mw, kw, stm, diag)
-    assert E.entry_name(((((0 * 5 + 3) * 8 + 0) * 5 + 1) * 2 + 1) * 2 + 1) == "0m3k v 0m1k stm diag"
+    for fields in [(0, 3, 0, 1, 1, 1), (7, 4, 7, 4, 0, 0), (2, 1, 0, 1, 1, 0)]:
+        mo, ko, mt, kt, own, their = fields
+        index = ((((mo * 5 + ko) * 8 + mt) * 5 + kt) * 2 + own) * 2 + their
+        assert tuple(int(x) for x in E.entry_fields(np.array(index))) == fields
+    assert E.entry_name(((((0 * 5 + 3) * 8 + 0) * 5 + 1) * 2 + 0) * 2 + 1) == "0m3k v 0m1k+d"
 
 
-def test_fit_recovers_known_factors():
-    """Outcomes drawn from sigmoid(s * v / K) with a known s per entry: the fit finds it."""
+def test_fit_recovers_known_values():
+    """Outcomes drawn from sigmoid((u + b) / K) with a known b per entry: the fit finds it."""
     rng = np.random.default_rng(3)
     k = 200.0
-    true = {5: 16, 77: 64, 300: 150}
-    entry, v, y = [], [], []
-    for e, s in true.items():
-        vv = rng.uniform(50, 400, 20000)
-        entry.append(np.full(len(vv), e))
-        v.append(vv)
-        y.append((rng.random(len(vv)) < E.sigmoid(vv * s / (P.ENDING_UNIT * k))).astype(float))
-    prior = np.full(P.ENDING_ENTRIES, P.ENDING_UNIT)
-    fitted = E.fit_scales(np.concatenate(entry), np.concatenate(v), np.concatenate(y), k, prior, 1.0)
-    for e, s in true.items():
-        assert abs(int(fitted[e]) - s) <= max(3, s // 10), (e, fitted[e], s)
+    true = {5: -150, 77: 0, 300: 120}
+    entry, u, y = [], [], []
+    for e, b in true.items():
+        uu = rng.uniform(-300, 300, 20000)
+        entry.append(np.full(len(uu), e))
+        u.append(uu)
+        y.append((rng.random(len(uu)) < E.sigmoid((uu + b) / k)).astype(float))
+    fitted = E.fit_values(np.concatenate(entry), np.concatenate(u), np.concatenate(y), k, 1.0)
+    for e, b in true.items():
+        assert abs(int(fitted[e]) - b) <= 15, (e, fitted[e], b)
     untouched = np.ones(P.ENDING_ENTRIES, bool)
     untouched[list(true)] = False
-    assert (fitted[untouched] == P.ENDING_UNIT).all()
+    assert (fitted[untouched] == 0).all()
 
 
 def test_prior_weight_holds_thin_entries():
-    """Ten positions that say "draw" move a factor less than ten thousand do."""
+    """Ten positions that say "draw" move a value less than ten thousand do."""
     k = 200.0
-    prior = np.full(P.ENDING_ENTRIES, P.ENDING_UNIT)
-    few = E.fit_scales(np.full(10, 9), np.full(10, 300.0), np.full(10, 0.5), k, prior, 20.0)
-    many = E.fit_scales(np.full(10000, 9), np.full(10000, 300.0), np.full(10000, 0.5), k, prior, 20.0)
-    assert many[9] == 0
-    assert few[9] > many[9]
+    few = E.fit_values(np.full(10, 9), np.full(10, 300.0), np.full(10, 0.5), k, 20.0)
+    many = E.fit_values(np.full(10000, 9), np.full(10000, 300.0), np.full(10000, 0.5), k, 20.0)
+    assert -300 <= many[9] <= -270
+    assert few[9] > many[9] + 100
+
+
+def test_max_value_caps_the_values():
+    k = 200.0
+    e, u, y = np.full(1000, 4), np.full(1000, 0.0), np.ones(1000)
+    assert E.fit_values(e, u, y, k, 0.0, 50)[4] == 50
 
 
 def test_weight_file_with_endings_round_trips_and_plays(tmp_path, monkeypatch):
     rng = random.Random("file")
     values = random_values(rng, 300)
-    scales = [rng.randint(0, E.S_MAX) for _ in range(P.ENDING_ENTRIES)]
+    scales = [rng.randint(-E.B_MAX, E.B_MAX) for _ in range(P.ENDING_ENTRIES)]
     path = tmp_path / "learned-brazilian.bin"
     path.write_bytes(encode("brazilian", values, {"k": 200}, scales))
     header, v, e = read_weights(path)
@@ -88,7 +83,7 @@ def test_weight_file_with_endings_round_trips_and_plays(tmp_path, monkeypatch):
     plain.write_bytes(encode("brazilian", values))
     assert plain.read_bytes()[4] == 1 and read_weights(plain)[2] is None
     assert "endings" not in evaluation("brazilian", str(plain))
-    with pytest.raises(ValueError, match="ending scales need"):
+    with pytest.raises(ValueError, match="ending values need"):
         encode("brazilian", values, None, scales[:-1])
 
 
@@ -108,12 +103,3 @@ def test_fit_files_writes_scales_that_the_engine_reads(tmp_path):
     assert report["positions"] > 0
     w = evaluation("portuguese", str(out))
     assert "endings" in w
-
-
-def test_max_scale_caps_the_factors():
-    """With s_max = one unit the scales only shrink scores, even where the outcomes say more."""
-    k = 200.0
-    prior = np.full(P.ENDING_ENTRIES, P.ENDING_UNIT)
-    e, v, y = np.full(1000, 4), np.full(1000, 100.0), np.ones(1000)
-    assert E.fit_scales(e, v, y, k, prior, 1.0)[4] > P.ENDING_UNIT
-    assert E.fit_scales(e, v, y, k, prior, 1.0, P.ENDING_UNIT)[4] == P.ENDING_UNIT
