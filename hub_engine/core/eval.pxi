@@ -71,8 +71,6 @@ cdef struct EvalParams:
     int threat               # quiescence: stand-pat penalty when the opponent threatens a capture
     const int16_t* learned   # learned weights (learned.pxi), or NULL for the hand-set terms
     const int16_t* endings   # learned ending values (learned.pxi), or NULL
-    int progress             # plies: in the search, a score shrinks toward 0 linearly once fewer
-                             # plies than this are left before a draw counter ends the game (0: off)
 
 
 _EVAL_KEYS = ("man", "king", "man_psq", "king_psq", "back_rank", "tempo_open", "tempo_end",
@@ -125,7 +123,6 @@ cdef int load_eval_params(EvalParams* p, dict w, const Rules* r) except -1:
             p.king_psq[side][b] = kpsq[rs]
             if rs < ROW_SQUARES:
                 p.back_psq[side][b] = back[rs]
-    p.progress = max(0, int(w.get("progress", 0)))
     attach_learned(p, w.get("learned"), w.get("endings"))
     return 0
 
@@ -216,21 +213,4 @@ cdef int evaluate(const EvalParams* p, const Rules* r, const Board* b) noexcept 
         v = -v
     if p.endings != NULL and n0 + n1 <= ENDING_PIECES:
         v += ending_value(p.endings, b, nm0, nk0, nm1, nk1)
-    return v
-
-
-cdef inline int evaluate_in_game(const EvalParams* p, const Rules* r, const Board* b,
-                                 const Counters* c) noexcept nogil:
-    """evaluate() inside the search, where the draw counters are known: with `progress` set, the
-    score shrinks toward 0 as the plies left before a counter draws the game fall below
-    `progress`, so that the side ahead makes progress (a man move, a capture) while it can, and
-    the side behind is glad to shuffle kings."""
-    cdef int v = evaluate(p, r, b)
-    cdef int left
-    if p.progress > 0:
-        left = plies_left(r, c)
-        if left < p.progress:
-            if left < 0:
-                left = 0
-            v = v * left // p.progress
     return v

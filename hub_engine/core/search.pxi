@@ -214,7 +214,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
     if counters_draw(&st.r, c):
         return 0
     if ply >= MAX_PLY - 1:
-        return evaluate_in_game(&st.ev, &st.r, b, c)
+        return evaluate(&st.ev, &st.r, b)
     n = gen_captures(&st.r, b, moves)
     if n:
         # captures are forced: no stand-pat
@@ -257,8 +257,8 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
     if count_quiet(&st.r, b) == 0:
         return -(MATE_SCORE - ply)
     if qext == 0 and st.ev.threat and has_capture(&st.r, b, 1 - b.side):
-        return evaluate_in_game(&st.ev, &st.r, b, c) - st.ev.threat
-    return evaluate_in_game(&st.ev, &st.r, b, c)
+        return evaluate(&st.ev, &st.r, b) - st.ev.threat
+    return evaluate(&st.ev, &st.r, b)
 
 
 cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, int alpha, int beta,
@@ -295,7 +295,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
     if counters_draw(&st.r, c):
         return 0
     if ply >= MAX_PLY - 2:
-        return evaluate_in_game(&st.ev, &st.r, b, c)
+        return evaluate(&st.ev, &st.r, b)
     if st.tb_max and popcount(b.pieces[0] | b.pieces[1]) <= st.tb_max and not has_capture(&st.r, b, b.side):
         if tb_score(st.tb, &st.r, b, c, ply, &score, popcount(b.pieces[0] | b.pieces[1]) <= st.tb_plain_max):
             return score

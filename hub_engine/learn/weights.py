@@ -169,13 +169,12 @@ def v1_path(variant: str) -> Path:
 
 def evaluation(variant: str, kind: str = "learned") -> dict:
     """The weights dict a Searcher takes: `hand` (hub_engine/data/eval.json), `learned` (the
-    shipped weights of the variant with their ending values, if any, and eval.json's
-    progress_plies; the hand-set ones, with a warning, if none are installed), `learned-v1` (the
-    first learned evaluation: the patterns alone) or the path of a weight file (as `learned`)."""
+    shipped weights of the variant with their ending values; the hand-set ones, with a warning,
+    if none are installed), `learned-v1` (the first learned evaluation: the patterns without
+    ending values) or the path of a weight file."""
     from hub_engine.core import eval_weights
 
     weights = eval_weights(variant)
-    progress = int(weights.pop("progress_plies", 0))
     if kind == "hand":
         return weights
     if kind == "learned":
@@ -191,9 +190,6 @@ def evaluation(variant: str, kind: str = "learned") -> dict:
                        variant)
         return weights
     patterns, endings = pattern_weights(path, variant)
-    if kind == "learned-v1":
+    if kind == "learned-v1" or endings is None:
         return {**weights, "learned": patterns}
-    out = {**weights, "learned": patterns, "progress": progress}
-    if endings is not None:
-        out["endings"] = endings
-    return out
+    return {**weights, "learned": patterns, "endings": endings}
