@@ -53,16 +53,25 @@ class HubClient:
 
     `command` is a list of words or a shell-like string (split with shlex, never run by a shell).
     `keep_stdout` records every stdout line in `out.lines` as well (tests check them all).
+    `listener`, when given, receives every stdout line (and None when the output ends) on the
+    reader thread instead of the queue that `read`/`until` wait on: an event loop hands lines
+    to itself from there without a thread of its own blocked in `read`.
+    `preexec_fn` runs in the child between fork and exec (POSIX only), e.g. to make the
+    child die with its parent.
     """
 
     def __init__(self, command: Sequence[str] | str, cwd: str | os.PathLike | None = None,
                  env: dict[str, str] | None = None, stderr_copy: IO[str] | None = None,
-                 keep_stdout: bool = False) -> None:
+                 keep_stdout: bool = False,
+                 listener: Callable[[StampedLine | None], None] | None = None,
+                 preexec_fn: Callable[[], None] | None = None) -> None:
         self.command = shlex.split(command) if isinstance(command, str) else list(command)
         self.cwd = cwd
         self.env = env
         self.stderr_copy = stderr_copy
         self.keep_stdout = keep_stdout
+        self.listener = listener
+        self.preexec_fn = preexec_fn
         self.proc: subprocess.Popen | None = None
         self.started = 0.0
         self.out = Stream()
@@ -80,7 +89,8 @@ class HubClient:
         try:
             self.proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, bufsize=0)
+                                         stderr=subprocess.PIPE, bufsize=0,
+                                         preexec_fn=self.preexec_fn)
         except OSError as exc:
             raise EngineError(f"cannot start {shlex.join(self.command)}: {exc}") from None
         self._threads = [
@@ -101,7 +111,7 @@ class HubClient:
                 if is_stdout:
                     if self.keep_stdout:
                         stream.lines.append(line)
-                    self._queue.put(line)
+                    self._deliver(line)
                 else:
                     stream.lines.append(line)
                     del stream.lines[:-STDERR_KEEP]
@@ -116,7 +126,13 @@ class HubClient:
         finally:
             stream.closed_at = time.monotonic()
             if is_stdout:
-                self._queue.put(None)
+                self._deliver(None)
+
+    def _deliver(self, line: StampedLine | None) -> None:
+        if self.listener is not None:
+            self.listener(line)
+        else:
+            self._queue.put(line)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

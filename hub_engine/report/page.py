@@ -1,6 +1,8 @@
 """The report page: a summary written as HTML, and each game's data for the page's script.
 
-The page is one file that needs nothing else: styles, script and drawings are inline. The summary
+The page is one file that needs nothing else: styles, script and drawings are inline. The board
+and the graph are drawn by board.js (with board.css), which the GUI (`hub-engine gui`) loads too;
+the report inlines it and its own script as one module. The summary
 (players, games, position lists) is plain HTML, there as soon as the file is read. Each game's
 records sit in their own `<script type="application/json">` block that the script parses only
 when the game is opened, so a report of thousands of games opens as fast as its summary table;
@@ -225,7 +227,8 @@ def render(cols: list[Collection], tags: dict[str, dict[str, str]], title: str) 
         f'<script type="application/json" id="c{i}">'
         f'{script_json({"nodes": [node(r) for r in c.records]})}</script>\n'
         for i, c in enumerate(cols))
-    values = {"TITLE": _e(title), "CSS": template("report.css"), "SUMMARY": summary_html(cols, tags),
-              "META": script_json(meta), "DATA": data, "JS": template("report.js"),
+    values = {"TITLE": _e(title), "CSS": template("board.css") + template("report.css"),
+              "SUMMARY": summary_html(cols, tags), "META": script_json(meta), "DATA": data,
+              "JS": template("board.js") + "\n" + template("report.js"),
               "VERSION": _e(__version__)}
     return TEMPLATE_FIELD.sub(lambda m: values[m.group(1)], template("page.html"))
