@@ -129,8 +129,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_hub(args: argparse.Namespace) -> int:
+    from hub_engine import lifetime
     from hub_engine.engine import Engine
     from protocol import run
+
+    if lifetime.watch_requested():      # started by `hub-engine gui`: end with it
+        lifetime.exit_with_parent()
 
     return run(Engine())
 
@@ -188,6 +192,9 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     from hub_engine.tables import cli as tables_cli
 
     tables_cli.add_parser(sub)
+    from hub_engine.gui import command as gui_command
+
+    gui_command.add_parser(sub)
     return p
 
 
