@@ -31,6 +31,7 @@ class Server:
         self.url = url
         self.host = url.split("/")[2]
         self.token = url.split("/")[3]
+        self.pid = serving_pid(proc)
 
     @property
     def base(self) -> str:
@@ -51,7 +52,7 @@ def board_server(*args: str, timeout: float = 30) -> Iterator[Server]:
         assert line.startswith("http://"), (line, proc.stderr.read() if proc.poll() is not None else "")
         server = Server(proc, line)
         yield server
-        engines = engines_of(proc.pid)
+        engines = engines_of(server.pid)
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout)
         err = proc.stderr.read()
@@ -62,6 +63,14 @@ def board_server(*args: str, timeout: float = 30) -> Iterator[Server]:
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+def serving_pid(proc: subprocess.Popen) -> int:
+    """The process that serves: the one started, or under the one-file build the program its
+    launcher runs (the launcher's only child)."""
+    if not os.environ.get("HUB_ENGINE_EXE"):
+        return proc.pid
+    return wait_until(lambda: (engines_of(proc.pid) or [None])[0], 10, "the unpacked program")
 
 
 def engines_of(pid: int) -> list[int]:

@@ -172,7 +172,7 @@ def test_the_page_cannot_choose_the_engine_or_write_hub_lines(server):
                             "moves": ["9-13"], "level": {"move_time": 0.05}}))
         done = ws_until(ws, lambda m: m["type"] == "done")
         assert done["id"] == 9 and done["move"]["hub"]
-        assert engines_of(server.proc.pid) == [pid] and not os.path.exists("/tmp/owned")
+        assert engines_of(server.pid) == [pid] and not os.path.exists("/tmp/owned")
     finally:
         ws.close()
 
@@ -183,17 +183,17 @@ def test_each_tab_has_its_engine_and_the_tab_limit_holds():
     with board_server("--max-tabs", "2") as server:
         a, b = ws_connect(server), ws_connect(server)
         pids = {ready(a)["pid"], ready(b)["pid"]}
-        assert len(pids) == 2 and set(engines_of(server.proc.pid)) == pids
+        assert len(pids) == 2 and set(engines_of(server.pid)) == pids
         c = ws_connect(server)
         refused = ws_until(c, lambda m: m["type"] == "refused")
         assert "--max-tabs 2" in refused["message"]
         a.close()
-        wait_until(lambda: len(engines_of(server.proc.pid)) == 1, 10, "one engine")
+        wait_until(lambda: len(engines_of(server.pid)) == 1, 10, "one engine")
         d = ws_connect(server)
         assert ready(d)["pid"] not in pids
         for ws in (b, c, d):
             ws.close()
-        wait_until(lambda: engines_of(server.proc.pid) == [], 10, "no engine")
+        wait_until(lambda: engines_of(server.pid) == [], 10, "no engine")
 
 
 def test_twenty_tabs_opened_and_closed_leave_no_engine_process():
@@ -208,7 +208,7 @@ def test_twenty_tabs_opened_and_closed_leave_no_engine_process():
                 open_board(driver, server.url)
                 handles.append(driver.current_window_handle)
                 opened += 1
-            assert len(engines_of(server.proc.pid)) == len(handles) + 1
+            assert len(engines_of(server.pid)) == len(handles) + 1
             # one more than --max-tabs (4) is refused, and says so
             driver.switch_to.new_window("tab")
             driver.get(server.url)
@@ -220,10 +220,10 @@ def test_twenty_tabs_opened_and_closed_leave_no_engine_process():
                 driver.switch_to.window(h)
                 driver.close()
             driver.switch_to.window(main)
-            wait_until(lambda: len(engines_of(server.proc.pid)) == 1, 15, "the tabs' engines gone")
+            wait_until(lambda: len(engines_of(server.pid)) == 1, 15, "the tabs' engines gone")
         assert opened >= 20
         driver.get("about:blank")
-        wait_until(lambda: engines_of(server.proc.pid) == [], 15, "no engine left")
+        wait_until(lambda: engines_of(server.pid) == [], 15, "no engine left")
 
 
 def test_an_idle_engine_is_stopped_and_started_again_on_return():
@@ -234,10 +234,10 @@ def test_an_idle_engine_is_stopped_and_started_again_on_return():
             idle = ws_until(ws, lambda m: m.get("state") == "idle", timeout=20)
             assert "without use" in idle["message"]
             wait_gone([pid])
-            assert engines_of(server.proc.pid) == []
+            assert engines_of(server.pid) == []
             ws.send(json.dumps({"type": "wake"}))
             again = ready(ws)["pid"]
-            assert again != pid and engines_of(server.proc.pid) == [again]
+            assert again != pid and engines_of(server.pid) == [again]
             # a search that a game waits for is not idle time
             ws.send(json.dumps({"type": "go", "id": 1, "mode": "think", "variant": "russian",
                                 "level": {"move_time": 3}}))
@@ -294,10 +294,10 @@ def test_engines_end_with_the_server_even_when_it_is_killed(sig):
         sockets[0].send(json.dumps({"type": "go", "id": 1, "mode": "analyze",
                                     "variant": "russian"}))
         ws_until(sockets[0], lambda m: m["type"] == "info")
-        assert sorted(engines_of(proc.pid)) == sorted(pids)
+        assert sorted(engines_of(server.pid)) == sorted(pids)
         proc.send_signal(sig)
         proc.wait(20)
-        wait_gone(pids, 10)
+        wait_gone(pids + [server.pid], 10)
     finally:
         proc.kill()
         proc.wait()

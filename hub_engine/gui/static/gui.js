@@ -574,7 +574,7 @@ async function startGame(e) {
   game.head = ui.tree.root;
   game.on = true;
   game.reason = null;
-  game.searchId = game.ponderId = game.ponderMove = null;
+  game.searchId = game.ponderId = game.ponderMove = game.movedAt = null;
   ui.flip = game.user === "black";
   ui.tree.tags = {White: game.user === "white" ? "You" : engineName(),
                   Black: game.user === "black" ? "You" : engineName()};
@@ -643,12 +643,21 @@ function engineMoved(msg) {
               start: ui.tree.start, moves: [...node.moves(), msg.ponder], skill: game.skill,
               ponder: true, level: lv});
   }
-  if (follow) goTo(node);
-  else render();
-  document.documentElement.dataset.replies = String(+(document.documentElement.dataset.replies || 0) + 1);
+  const drawn = follow ? goTo(node) : Promise.resolve(render());
+  const movedAt = game.movedAt;
+  game.movedAt = null;
+  drawn.then(() => {
+    // the user's move to the reply on the board, and the engine's part of it (from `go` to
+    // `done` as the server saw them): kept for `tests/gui/figures.py`
+    if (movedAt != null) timings.push({total: now() - movedAt, engine: msg.engine_ms});
+    if (timings.length > 200) timings.shift();
+  });
 }
 
+const timings = window.hubEngineTimings = [];
+
 async function userMoved(node) {
+  game.movedAt = now();
   spend(game.user);
   game.head = node;
   game.turnAt = now();
