@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import shutil
 import sys
 
 DESCRIPTION = ("A board in the browser to play and analyse every variant with the engine: a local "
@@ -80,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
     command = shlex.split(args.engine) if args.engine else own
     if not command:
         print("hub-engine gui: error: --engine is empty", file=sys.stderr)
+        return 2
+    if shutil.which(command[0]) is None:
+        print(f"hub-engine gui: error: engine command not found or not executable: "
+              f"{command[0]}", file=sys.stderr)
         return 2
     if not is_loopback(args.host):
         print(f"hub-engine gui: warning: --host {args.host} is not a loopback address: other "

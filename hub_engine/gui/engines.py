@@ -124,10 +124,26 @@ class EngineProcess:
                 pass
         self.client.kill()
 
+    def _end(self) -> None:
+        c = self.client
+        try:
+            c.send("quit")
+        except EngineError:
+            pass
+        try:                 # the end of input too: an engine behind a wrapper gets it so
+            c.proc.stdin.close()
+        except (OSError, ValueError, AttributeError):
+            pass
+        try:
+            c.proc.wait(QUIT_TIMEOUT)
+        except (subprocess.TimeoutExpired, AttributeError):
+            pass
+        c.kill()
+
     async def end(self) -> None:
-        """`quit`, then kill if it lingers; the reader threads are joined off the loop."""
+        """`quit` and end of input, then kill if it lingers; off the loop (it waits)."""
         self.quitting = True
-        await asyncio.to_thread(self.client.quit, QUIT_TIMEOUT)
+        await asyncio.to_thread(self._end)
 
 
 class _Waiter:

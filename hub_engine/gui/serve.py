@@ -18,7 +18,7 @@ def config(sock_app, debug: bool = False) -> uvicorn.Config:
     return uvicorn.Config(sock_app, loop="asyncio", http="h11", ws="wsproto", lifespan="on",
                           log_level="info" if debug else "warning", access_log=debug,
                           ws_max_size=WS_MAX_SIZE, ws_ping_interval=None,
-                          timeout_graceful_shutdown=2, h11_max_incomplete_event_size=65536,
+                          timeout_graceful_shutdown=3, h11_max_incomplete_event_size=65536,
                           limit_concurrency=64, server_header=False, date_header=False)
 
 

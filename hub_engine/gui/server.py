@@ -64,6 +64,7 @@ class Board:
     guard: Guard
     max_tabs: int = 4
     tabs: set = field(default_factory=set)
+    engines: set = field(default_factory=set)      # tab engines not yet ended
     uploads: OrderedDict = field(default_factory=OrderedDict)
     tables: dict = field(default_factory=dict)
 
@@ -117,6 +118,7 @@ class Tab:
         self.board = board
         self.out: asyncio.Queue[dict | None] = asyncio.Queue()
         self.engine = TabEngine(board.config, self.notify)
+        board.engines.add(self.engine)
         self.tasks: set[asyncio.Task] = set()
 
     def notify(self, message: dict) -> None:
@@ -182,9 +184,10 @@ class Tab:
             self.board.tabs.discard(self)          # the place is free at once
             for task in list(self.tasks):
                 task.cancel()
-            await self.engine.close()
             self.out.put_nowait(None)
             sender.cancel()
+            await self.engine.close()
+            self.board.engines.discard(self.engine)
 
     # -- messages --------------------------------------------------------------------------
     async def handle(self, msg: dict) -> None:
@@ -273,8 +276,6 @@ class Tab:
 
         self.spawn(answer(), mid)
 
-    async def close(self) -> None:
-        await self.engine.close()
 
 
 def _int(msg: dict, name: str, lo: int, hi: int, default: int) -> int:
@@ -361,7 +362,7 @@ def create_app(config: EngineConfig, guard: Guard, max_tabs: int = 4) -> GuardMi
     @asynccontextmanager
     async def lifespan(app):
         yield
-        await asyncio.gather(*(t.close() for t in list(board.tabs)), return_exceptions=True)
+        await asyncio.gather(*(e.close() for e in list(board.engines)), return_exceptions=True)
 
     app = Starlette(routes=[Route("/", page), Route("/static/{name}", static),
                             Route("/api/upload", upload, methods=["POST"]),

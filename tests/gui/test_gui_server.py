@@ -76,9 +76,12 @@ def test_another_host_than_loopback_prints_a_warning():
     finally:
         proc.kill()
         proc.wait()
-    quiet = subprocess.run(engine_command() + ["gui", "--no-browser", "--port", "70000"],
+    for args, words in ((["--port", "70000"], "65535"), (["--max-tabs", "0"], "more than 0"),
+                        (["--engine", "no-such-engine-here --x"], "engine command not found"),
+                        (["--engine-param", "tt-size"], "NAME=VALUE")):
+        r = subprocess.run(engine_command() + ["gui", "--no-browser", *args],
                            capture_output=True, text=True, timeout=30)
-    assert quiet.returncode == 2 and "65535" in quiet.stderr
+        assert r.returncode == 2 and words in r.stderr and r.stdout == "", args
 
 
 # --- security ------------------------------------------------------------------------------------
@@ -301,3 +304,29 @@ def test_engines_end_with_the_server_even_when_it_is_killed(sig):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_engine_command_and_its_parameters_come_from_the_command_line(tmp_path):
+    """Another engine command (here the engine behind a `tee` that records what it is sent):
+    the --engine-param values reach it before `init`, the page's settings after."""
+    import shlex
+
+    log = tmp_path / "sent.txt"
+    hub = shlex.join(engine_command())
+    cmd = f"sh -c {shlex.quote(f'tee -a {shlex.quote(str(log))} | exec {hub}')}"
+    with board_server("--engine", cmd, "--engine-param", "tt-size=16",
+                      "--engine-param", "eval=hand") as server:
+        ws = ws_connect(server)
+        try:
+            ready(ws)
+            ws.send(json.dumps({"type": "go", "id": 1, "mode": "think", "variant": "italian",
+                                "skill": 7, "level": {"move_time": 0.05}}))
+            assert ws_until(ws, lambda m: m["type"] == "done")["move"]
+        finally:
+            ws.close()
+    sent = log.read_text().splitlines()
+    assert sent[:4] == ["hub", "set-param name=tt-size value=16", "set-param name=eval value=hand",
+                        "init"]
+    assert "set-param name=variant value=italian" in sent and "set-param name=skill value=7" in sent
+    assert sent[-3:] == ["level move-time=0.050", "go think", "quit"] or "quit" in sent
+    assert any(line.startswith("pos pos=W") for line in sent)
