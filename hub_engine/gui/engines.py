@@ -70,8 +70,8 @@ class Search:
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     def __post_init__(self) -> None:
-        game = self.request.game()
-        self.position = game.position
+        self.game = self.request.game()          # played on by the reply once it comes
+        self.position = self.game.position
         self.half = self.request.half
 
 
@@ -472,7 +472,10 @@ class TabEngine:
                 msg["error"] = f"the engine played {move_text}, which is not legal here"
             else:
                 msg["move"] = move_json(s.position, move)
-                game = s.request.game()
+                if s.mode == "analyze":          # the page wants the end, not the move
+                    self.notify(msg)
+                    return
+                game = s.game
                 game.play(move)
                 msg["state"] = state_json(game)
                 if ponder:

@@ -248,6 +248,7 @@ class Tab:
     async def table(self, search: Search) -> None:
         try:
             text = await asyncio.to_thread(self.board.table_text, search.request.game())
+            # (a game of its own: the search's may be played on when its reply comes)
         except Exception as exc:        # tables are a bonus: never break the analysis
             logger.warning("endgame table probe failed: {}", exc)
             return
@@ -262,9 +263,11 @@ class Tab:
         engine_side = msg.get("engine_side")
         if engine_side not in ("white", "black"):
             raise RequestError("engine_side: white or black")
-        params = {"variant": req.variant.name, "multipv": "1",
-                  "skill": str(_int(msg, "skill", 1, 20, 20)), "ponder": "false"}
-        search = Search(mid, "think", req, DRAW_LOOK, params)
+        _int(msg, "skill", 1, 20, 20)
+        params = {"variant": req.variant.name, "multipv": "1"}
+        # `analyze` with a time limit: never an instant reply without a score (think answers a
+        # single legal move at once), and full strength whatever the game's skill
+        search = Search(mid, "analyze", req, DRAW_LOOK, params)
 
         async def answer() -> None:
             score = await self.engine.evaluate(search)

@@ -305,3 +305,31 @@ def test_the_position_editor(browser, shots):
     wait_until(lambda: msg.is_displayed() and "crowning row" in msg.text, what="the refusal")
     browser.find_element("id", "edit-cancel").click()
     assert page_errors(browser) == []
+
+
+def test_clocks_run_and_time_runs_out(browser):
+    """A 6-second clock (the shortest there is): both clocks shown, the draw offer of a young game declined, and the
+    side that does not move loses on time."""
+    mode(browser, "play")
+    choose_variant(browser, "italian")
+    browser.find_element("css selector", "input[name=from][value=start]").click()
+    browser.find_element("css selector", "input[name=side][value=white]").click()
+    browser.find_element("css selector", "input[name=tc][value=clock]").click()
+    for box, value in (("minutes", "0.1"), ("increment", "0")):
+        el = browser.find_element("id", box)
+        el.clear()
+        el.send_keys(value)
+    browser.find_element("id", "start-game").click()
+    wait_until(lambda: browser.find_element("id", "game").is_displayed(), what="the game")
+    white = browser.find_element("css selector", "#clock-white .time")
+    black = browser.find_element("css selector", "#clock-black .time")
+    assert browser.find_element("css selector", "#clock-white").get_attribute("class").count("active")
+    first = float(white.text)
+    assert 4.0 < first <= 6.0 and float(black.text) == 6.0
+    browser.find_element("id", "offer-draw").click()
+    notes = browser.find_element("id", "notices")
+    wait_until(lambda: "declines the draw (the game is young)" in notes.text, what="the answer")
+    wait_until(lambda: game_over(browser), 12, "the time to run out")
+    assert browser.find_element("id", "record-result").text == "0-1"
+    assert "White lost on time" in status(browser)
+    assert page_errors(browser) == []

@@ -21,6 +21,8 @@ from gui_helpers import (Server, alive, board_server, chromium, engines_of, js, 
 
 from launchers import engine_command
 
+from hub_engine.rules.position import Position
+
 
 def request(server: Server, path: str, method: str = "GET", host: str | None = None,
             headers: dict | None = None, body: bytes | None = None) -> tuple[int, bytes]:
@@ -330,3 +332,67 @@ def test_the_engine_command_and_its_parameters_come_from_the_command_line(tmp_pa
     assert "set-param name=variant value=italian" in sent and "set-param name=skill value=7" in sent
     assert sent[-3:] == ["level move-time=0.050", "go think", "quit"] or "quit" in sent
     assert any(line.startswith("pos pos=W") for line in sent)
+
+
+def test_pondering_hit_and_miss(server):
+    """The engine's expected reply is pondered on; the expected move turns the ponder search
+    into the reply (no new search), another move replaces it."""
+    ws = ws_connect(server)
+    try:
+        ready(ws)
+        base = {"variant": "russian", "skill": 20, "ponder": True, "level": {"move_time": 0.3}}
+        ws.send(json.dumps(dict(base, type="go", id=1, mode="think", moves=["9-13"])))
+        done = ws_until(ws, lambda m: m["type"] == "done")
+        reply, expected = done["move"]["hub"], done["ponder"]
+        assert expected
+        moves = ["9-13", reply, expected]
+        ws.send(json.dumps(dict(base, type="go", id=2, mode="ponder", moves=moves)))
+        ws_until(ws, lambda m: m["type"] == "info" and m["id"] == 2)
+        time.sleep(0.5)                       # pondering: no `done` while the clock is off
+        ws.send(json.dumps(dict(base, type="go", id=3, mode="think", moves=moves, ponder_id=2)))
+        hit = ws_until(ws, lambda m: m["type"] == "done")
+        assert hit["id"] == 3 and hit["mode"] == "think" and hit["move"]
+        assert hit["engine_ms"] < 1000            # counted from the hit, not from the ponder
+        # a miss: the user plays another move than the one pondered on
+        ws.send(json.dumps(dict(base, type="go", id=4, mode="ponder", moves=moves)))
+        ws_until(ws, lambda m: m["type"] == "info" and m["id"] == 4)
+        there = Position.start("russian").play("9-13").play(reply)
+        other = [str(m) for m in there.legal_moves() if str(m) != expected]
+        assert other, "the user has another move"
+        ws.send(json.dumps(dict(base, type="go", id=5, mode="think", ponder_id=None,
+                                moves=["9-13", reply, other[0]])))
+        miss = ws_until(ws, lambda m: m["type"] == "done")
+        assert miss["id"] == 5 and miss["move"]          # the ponder search's end is not shown
+    finally:
+        ws.close()
+
+
+def test_a_draw_offer_is_answered_by_the_rule(server):
+    ws = ws_connect(server)
+    try:
+        ready(ws)
+        ws.send(json.dumps({"type": "draw", "id": 1, "variant": "russian", "moves": ["9-13"],
+                            "engine_side": "white"}))
+        young = ws_until(ws, lambda m: m["type"] == "draw")
+        assert young["accept"] is False and young["plies"] == 1
+        # the engine plays both sides for 40 plies, then is offered a draw
+        moves: list[str] = []
+        while len(moves) < 40:
+            ws.send(json.dumps({"type": "go", "id": 10 + len(moves), "mode": "think",
+                                "variant": "russian", "moves": moves,
+                                "level": {"move_time": 0.02}}))
+            done = ws_until(ws, lambda m: m["type"] in ("done", "error"))
+            if done["type"] == "error" or done["state"]["result"]:
+                pytest.skip("the self-play game ended before 40 plies")
+            moves.append(done["move"]["hub"])
+        side = Position.start("russian")
+        for m in moves:
+            side = side.play(m)
+        engine = "black" if side.side_name == "white" else "white"
+        ws.send(json.dumps({"type": "draw", "id": 99, "variant": "russian", "moves": moves,
+                            "engine_side": engine}))
+        answer = ws_until(ws, lambda m: m["type"] == "draw")
+        assert answer["plies"] == 40 and answer["score"] is not None
+        assert answer["accept"] == (answer["score"] <= 0.25)
+    finally:
+        ws.close()
