@@ -109,8 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from hub_engine.gui.engines import EngineConfig
     from hub_engine.gui.serve import serve
 
-    config = EngineConfig(tuple(command), tuple(args.engine_param or ()), args.idle_minutes * 60,
-                          own=command == own)
+    config = EngineConfig(tuple(command), tuple(args.engine_param or ()), args.idle_minutes * 60)
     if not args.no_browser:
         _open_browser(url)
     return serve(sock, config, guard, args.max_tabs, os.environ.get("HUB_ENGINE_GUI_DEBUG") == "1")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -49,7 +48,6 @@ class EngineConfig:
     command: tuple[str, ...]
     params: tuple[tuple[str, str], ...] = ()
     idle: float = 15 * 60.0          # seconds
-    own: bool = True                 # this program itself (its own one-file build, maybe)
 
 
 @dataclass
@@ -75,16 +73,6 @@ class Search:
         self.half = self.request.half
 
 
-def _pdeathsig(own: bool) -> int:
-    """SIGKILL, except for this program's own one-file build, whose launcher must get a signal
-    it can pass on, so that it still removes its unpacked files (SIGTERM)."""
-    import signal
-
-    if own and getattr(sys, "frozen", False):
-        return int(signal.SIGTERM)
-    return int(getattr(signal, "SIGKILL", 9))
-
-
 class EngineProcess:
     """A Hub engine child whose stdout lines arrive in an asyncio queue."""
 
@@ -100,7 +88,7 @@ class EngineProcess:
 
         env = dict(os.environ, **{lifetime.WATCH_ENV: "1"})
         self.client = HubClient(list(config.command), env=env, listener=listener,
-                                preexec_fn=lifetime.parent_death_signal(_pdeathsig(config.own)))
+                                preexec_fn=lifetime.parent_death_signal())
         self.quitting = False
 
     def start(self) -> None:
@@ -406,6 +394,8 @@ class TabEngine:
     def stop(self, search_id: int | None) -> None:
         """Stop the page's search `search_id` (or whatever runs); it answers with `done`."""
         if search_id is not None:
+            if len(self.cancelled) > 1000:
+                self.cancelled = {i for i in self.cancelled if i > self.latest - 100}
             self.cancelled.add(search_id)
         s = self.search
         if s is not None and not s.finished and (search_id is None or s.id == search_id):

@@ -228,7 +228,6 @@ def ws_connect(server: Server, origin: str | None = "own", **kw):
 
     if origin == "own":
         origin = server.base
-    headers = {}
     return websocket.create_connection(server.ws_url(), origin=origin, suppress_origin=origin is None,
                                        timeout=kw.pop("timeout", 20), **kw)
 

@@ -158,15 +158,16 @@ def test_tinsley_opens_and_a_game_is_stepped_through(browser, shots):
     open_pdn_file(browser, TINSLEY)
     chooser = browser.find_element("id", "chooser")
     wait_until(chooser.is_displayed, what="the game list")
-    rows = browser.find_elements("css selector", "#chooser-table tbody tr")
+    rows = js(browser, "return document.querySelectorAll('#chooser-table tbody tr').length")
     games = pdn.read_pdn_file(TINSLEY, "english")
-    assert len(rows) == len(games) == 724
+    assert rows == len(games) == 724
     filt = browser.find_element("id", "chooser-filter")
     filt.send_keys("Fuller")
-    shown = [r for r in rows if r.is_displayed()]
+    shown = js(browser, "return [...document.querySelectorAll('#chooser-table tbody tr')]"
+                        ".filter(r => !r.hidden).map(r => +r.dataset.number)")
     fuller = [g for g in games if "Fuller" in (g.tags.get("White", "") + g.tags.get("Black", ""))]
-    assert len(shown) == len(fuller) > 0
-    shown[0].click()
+    assert shown == [g.number for g in fuller] and shown
+    browser.find_element("css selector", f"#chooser-table tr[data-number='{shown[0]}']").click()
     game = fuller[0]
     wait_until(lambda: len(move_texts(browser)) == len(game.moves), what="the game's moves")
     assert move_texts(browser) == [pdn.record_text(r, game.style) for r in game.moves] or \
