@@ -1,8 +1,9 @@
 """The client side of Hub: a child engine process on pipes, with timed reads.
 
-One client serves the match runner, the latency tool and the tests. A reader thread per stream
-stamps every line the moment it arrives (so the client's own work never counts in a latency),
-stdout lines are queued for `read`/`until`, and stderr is kept (and optionally copied to a file)
+One client serves the match runner, the latency tool, the board in the browser and the tests. A
+reader thread per stream stamps every line the moment it arrives (so the client's own work never
+counts in a latency), stdout lines are queued for `read`/`until` (or handed to a listener, for an
+event loop), and stderr is kept (and optionally copied to a file)
 so that a failure can show what the engine said. Every wait has a timeout: a silent or dead
 engine raises instead of hanging its client.
 """

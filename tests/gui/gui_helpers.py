@@ -174,11 +174,9 @@ def drag(driver, a: int, b: int) -> None:
 def choose_variant(driver, variant: str) -> None:
     from selenium.webdriver.support.ui import Select
 
-    before = js(driver, "return document.getElementById('board').dataset.node")
     Select(driver.find_element("id", "variant")).select_by_value(variant)
-    wait_until(lambda: js(driver, "return document.getElementById('board').dataset.node") != before
-               or js(driver, "return document.getElementById('variant').value") == variant
-               and board_position(driver), what="the new variant")
+    wait_until(lambda: js(driver, "return document.getElementById('board').dataset.variant")
+               == variant, what="the new variant")
 
 
 def mode(driver, name: str) -> None:

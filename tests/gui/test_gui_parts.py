@@ -214,3 +214,36 @@ def test_a_child_started_with_the_preexec_hook_dies_with_its_parent(tmp_path):
         os.kill(child, 9)
         pytest.fail("the child outlived its parent")
     assert lifetime.watch_requested() is (os.environ.get(lifetime.WATCH_ENV) == "1")
+
+
+def test_the_hub_client_hands_lines_to_a_listener():
+    """protocol.client.HubClient with a listener: every stdout line, then None at the end,
+    stamped as they arrive (the GUI's engines are read this way)."""
+    import threading
+
+    from launchers import engine_command
+    from protocol.client import HubClient
+
+    got, ended = [], threading.Event()
+
+    def listener(line):
+        got.append(line)
+        if line is None:
+            ended.set()
+
+    client = HubClient(engine_command(), listener=listener,
+                       preexec_fn=lifetime.parent_death_signal())
+    client.start()
+    try:
+        client.send("hub")
+        deadline = time.monotonic() + 30
+        while not any(x is not None and x.text == "wait" for x in got):
+            assert time.monotonic() < deadline, got
+            time.sleep(0.01)
+        client.send("quit")
+        assert ended.wait(10) and client.wait_exit(10) == 0
+    finally:
+        client.kill()
+    lines = [x.text for x in got if x is not None]
+    assert lines[0].startswith("id name=hub-engine") and lines[-1] == "wait"
+    assert got[-1] is None and all(a.at <= b.at for a, b in zip(got, got[1:-1]))

@@ -187,6 +187,7 @@ function drawBoard() {
   if (ui.mode === "edit") {
     boardEl.innerHTML = B.boardSvg(g, edit.position.join(""), {flip: ui.flip, notation: ui.notation});
     boardEl.dataset.position = edit.position.join("");
+    boardEl.dataset.variant = ui.variant;
     return;
   }
   const node = ui.tree.current, st = node.state;
@@ -214,6 +215,7 @@ function drawBoard() {
   }
   boardEl.innerHTML = B.boardSvg(g, st.position, opts);
   boardEl.dataset.node = String(node.id);
+  boardEl.dataset.variant = ui.tree.variant;
   boardEl.dataset.position = st.position;
   boardEl.dataset.side = st.side;
 }
