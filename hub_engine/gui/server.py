@@ -141,7 +141,11 @@ class Tab:
             msg = await self.out.get()
             if msg is None:
                 return
-            await self.ws.send_text(json.dumps(msg, ensure_ascii=False, separators=(",", ":")))
+            try:
+                await self.ws.send_text(json.dumps(msg, ensure_ascii=False,
+                                                   separators=(",", ":")))
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                return             # the tab is gone; run() ends the rest
 
     async def _idle(self) -> None:
         every = min(IDLE_CHECK, max(0.2, self.board.config.idle / 4))
@@ -164,10 +168,12 @@ class Tab:
         self.spawn(self._start_engine())
         try:
             while True:
-                text = await self.ws.receive_text()
+                message = await self.ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
                 self.engine.touch()
                 try:
-                    msg = json.loads(text)
+                    msg = json.loads(message.get("text") or "")
                 except ValueError:
                     msg = None
                 if not isinstance(msg, dict):
@@ -178,7 +184,7 @@ class Tab:
                     await self.handle(msg)
                 except (RequestError, RecordsError) as exc:
                     self.notify({"type": "error", "id": msg.get("id"), "message": str(exc)})
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             self.board.tabs.discard(self)          # the place is free at once

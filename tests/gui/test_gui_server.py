@@ -173,6 +173,11 @@ def test_the_page_cannot_choose_the_engine_or_write_hub_lines(server):
             ws.send(json.dumps(msg))
             got = ws_until(ws, lambda m: m.get("id") == msg["id"])
             assert got["type"] == "error", msg
+        for raw in ("not json", "[1, 2]"):
+            ws.send(raw)
+            assert "JSON object" in ws_until(ws, lambda m: m["type"] == "error")["message"]
+        ws.send_binary(b"\x00\x01")
+        assert "JSON object" in ws_until(ws, lambda m: m["type"] == "error")["message"]
         ws.send(json.dumps({"type": "go", "id": 9, "mode": "think", "variant": "russian",
                             "moves": ["9-13"], "level": {"move_time": 0.05}}))
         done = ws_until(ws, lambda m: m["type"] == "done")
