@@ -88,7 +88,7 @@ from typing import IO, Any, Callable, Iterable, Iterator
 
 from hub_engine import __version__
 from hub_engine.rules import pdn
-from hub_engine.engine.engine import MAX_MULTIPV
+from hub_engine.engine.params import MAX_MULTIPV
 from hub_engine.rules.pdn import ByteCount, LinePosition, PdnError, PdnGame, Style
 from hub_engine.rules.position import Position
 from hub_engine.rules.variants import VARIANTS, Variant, get_variant
@@ -282,7 +282,7 @@ def _search(e, start: str, history: list[str], limits: dict) -> tuple[Any, list]
             timer.cancel()
     if not infos:
         return result, []
-    if e.multipv == 1:
+    if e.settings.multipv == 1:
         return result, infos[-1:]
     groups: dict[int, list] = {}
     for info in infos:
@@ -306,8 +306,8 @@ def engine_analyser(task: dict, limits: dict) -> dict:
            "depth": info.depth if info else 0,
            "nodes": info.nodes if info else 0,
            "played_score": None,
-           "table": e.tables.table_result(e.game)}
-    if e.multipv > 1:
+           "table": e.settings.tables.table_result(e.game)}
+    if e.settings.multipv > 1:
         out["multipv"] = [{"move": i.pv[0], "score": round(i.score, 2), "pv": list(i.pv)}
                           for i in lines if i.pv and i.score is not None]
     played = task.get("played")
