@@ -14,7 +14,7 @@ import re
 from importlib import resources
 
 from hub_engine import __version__
-from hub_engine.analysis.analyse import BLUNDER, INACCURACY, MISTAKE, NAGS
+from hub_engine.analysis.records import BLUNDER, INACCURACY, MISTAKE, NAGS
 from hub_engine.report import boards, stats
 from hub_engine.report.records import CLASSES, Collection
 

@@ -1,6 +1,6 @@
 """Analysis records (the JSON Lines of `hub-engine analyse`) read, checked and put in order.
 
-A record is one analysed position: see hub_engine.analysis.analyse for its fields. The report groups them
+A record is one analysed position: see hub_engine.analysis.records for its fields. The report groups them
 into collections: a game (records of one `FILE#N`, by ply) or a part of a position list (records
 of `FILE:LINE`, by line, at most LINES_PER_PAGE a part). Records arrive in the order the analysis
 finished them; everything here is sorted, so the same records give the same report whatever

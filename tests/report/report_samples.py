@@ -9,7 +9,8 @@ import shutil
 from pathlib import Path
 
 from hub_engine.rules import notation
-from hub_engine.analysis.analyse import analyse, classify, make_record
+from hub_engine.analysis import analyse
+from hub_engine.analysis.records import classify, make_record
 from hub_engine.rules.position import Position
 from hub_engine.rules.variants import Variant
 
