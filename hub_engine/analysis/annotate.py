@@ -5,8 +5,8 @@ from its records (by ply).
 """
 from __future__ import annotations
 
-from hub_engine.analysis.records import NAGS
 from hub_engine.analysis.tasks import Source
+from hub_engine.quality import NAGS
 from hub_engine.rules import pdn
 from hub_engine.rules.pdn import LinePosition, Style
 from hub_engine.rules.position import Position

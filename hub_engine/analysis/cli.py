@@ -7,10 +7,10 @@ import os
 import sys
 
 from hub_engine.analysis.executors import CLUSTER_HINT
-from hub_engine.analysis.records import BLUNDER, INACCURACY, MISTAKE
 from hub_engine.analysis.run import DEFAULT_DEPTH, AnalysisInterrupted, analyse
 from hub_engine.analysis.tasks import FORMATS
 from hub_engine.engine.params import MAX_MULTIPV
+from hub_engine.quality import BLUNDER, INACCURACY, MISTAKE
 from hub_engine.rules.variants import VARIANTS
 
 

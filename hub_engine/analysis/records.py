@@ -18,7 +18,7 @@ is done (so in the order positions finish, not the input order):
     nodes     int    nodes searched for this position (the best-move search)
     played_score float?  the played move's score, mover's view
     loss      float? score - played_score (never below 0), men
-    class     str?   "inaccuracy", "mistake", "blunder", or null (see classify)
+    class     str?   "inaccuracy", "mistake", "blunder", or null (hub_engine.quality)
     result    str?   "loss" when the side to move has no legal move (score -100), else null
     table     str?   win / draw / loss when the endgame tables hold the position exactly
     multipv   [dict] with multipv N > 1 only: the N best moves, best first, each
@@ -47,29 +47,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hub_engine import __version__
-
-INACCURACY = 0.3    # men lost against the best move: an inaccuracy from here
-MISTAKE = 1.0       # a mistake from here
-BLUNDER = 2.5       # a blunder from here
-NAGS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
-
+from hub_engine.quality import classify
 
 class ResumeError(ValueError):
     """The output file holds records computed with other settings."""
-
-
-def classify(loss: float | None) -> str | None:
-    """inaccuracy / mistake / blunder / None for a score loss in men: from INACCURACY (0.3)
-    an inaccuracy, from MISTAKE (1.0) a mistake, from BLUNDER (2.5) a blunder."""
-    if loss is None:
-        return None
-    if loss >= BLUNDER:
-        return "blunder"
-    if loss >= MISTAKE:
-        return "mistake"
-    if loss >= INACCURACY:
-        return "inaccuracy"
-    return None
 
 
 def engine_id() -> str:

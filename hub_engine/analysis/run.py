@@ -19,11 +19,12 @@ from typing import IO, Any, Callable, Iterator
 
 from hub_engine.analysis.executors import connect, run_dask, run_inline, run_pool
 from hub_engine.analysis.progress import Progress, stream_for
-from hub_engine.analysis.records import NAGS, engine_id, fingerprint, make_record, settings_key
+from hub_engine.analysis.records import engine_id, fingerprint, make_record, settings_key
 from hub_engine.analysis.sinks import Annotator, Sink
 from hub_engine.analysis.tasks import FORMATS, Reader, source_tasks
 from hub_engine.analysis.worker import Analyser
 from hub_engine.engine.params import MAX_MULTIPV
+from hub_engine.quality import CLASSES
 from hub_engine.rules.pdn import PdnError
 from hub_engine.rules.variants import Variant, get_variant
 
@@ -119,7 +120,7 @@ class _Run:
         self.reader = Reader(paths, v, fmt, self.report)
         self.positions = self.skipped = self.analysed = self.failed = 0
         self.stale: set[tuple[str, int]] = set()
-        self.classes = {c: 0 for c in NAGS}
+        self.classes = {c: 0 for c in CLASSES}
 
     def report(self, err: PdnError) -> None:
         self.errors.append(err)

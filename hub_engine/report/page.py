@@ -14,9 +14,9 @@ import re
 from importlib import resources
 
 from hub_engine import __version__
-from hub_engine.analysis.records import BLUNDER, INACCURACY, MISTAKE, NAGS
+from hub_engine.quality import CLASSES, NAGS, THRESHOLDS
 from hub_engine.report import boards, stats
-from hub_engine.report.records import CLASSES, Collection
+from hub_engine.report.records import Collection
 
 # the order of a node's fields in the page data (the script reads them by these positions)
 NODE_FIELDS = ("ply", "label", "side", "position", "played", "best", "score", "pv",
@@ -26,7 +26,7 @@ TEMPLATE_FIELD = re.compile(r"@([A-Z]+)@")
 
 def thresholds() -> dict[str, float]:
     """The analysis' class thresholds, as the page's script colours the moves."""
-    return {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER}
+    return dict(THRESHOLDS)
 
 
 def template(name: str) -> str:

@@ -14,13 +14,13 @@ import re
 from dataclasses import dataclass, field
 from typing import IO, Iterable
 
+from hub_engine.quality import CLASSES
 from hub_engine.rules.position import Position
 from hub_engine.report.tags import split_game_id
 from hub_engine.rules.variants import VARIANTS
 
 LINES_PER_PAGE = 200          # positions of a position list shown on one page of the report
 _POSITION_RE = re.compile(r"[WB][wbWBe]{32}")
-CLASSES = ("inaccuracy", "mistake", "blunder")
 
 
 class RecordError(ValueError):

@@ -13,7 +13,8 @@ import pytest
 from analysis_fakes import failing_analyser, stub_analyser
 
 from hub_engine import analysis as an
-from hub_engine.analysis import cli, records, worker
+from hub_engine import quality
+from hub_engine.analysis import cli, worker
 from hub_engine.analysis.run import default_output
 from hub_engine.rules.pdn import read_pdn_file
 from hub_engine.rules.position import Position
@@ -60,7 +61,7 @@ def check_record(rec: dict) -> None:
     else:
         assert rec["played"] in [str(m) for m in pos.legal_moves()]
         assert rec["loss"] == round(max(0.0, rec["score"] - rec["played_score"]), 2)
-        assert rec["class"] == records.classify(rec["loss"])
+        assert rec["class"] == quality.classify(rec["loss"])
 
 
 def by_key(records: list[dict]) -> dict:
@@ -68,8 +69,8 @@ def by_key(records: list[dict]) -> dict:
 
 
 def test_classify_thresholds():
-    assert (records.INACCURACY, records.MISTAKE, records.BLUNDER) == (0.3, 1.0, 2.5)
-    assert [records.classify(x) for x in (None, 0.0, 0.29, 0.3, 0.99, 1.0, 2.49, 2.5, 99.0)] == [
+    assert (quality.INACCURACY, quality.MISTAKE, quality.BLUNDER) == (0.3, 1.0, 2.5)
+    assert [quality.classify(x) for x in (None, 0.0, 0.29, 0.3, 0.99, 1.0, 2.49, 2.5, 99.0)] == [
         None, None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder", "blunder"]
 
 
