@@ -44,7 +44,7 @@ def _verdict(rec: dict, pos: Position, style: Style) -> str:
         except ValueError:
             return hub
 
-    if rec.get("result") == "loss":
+    if rec.get("outcome") == "loss":
         return f"{rec.get('side')} has no legal move and has lost"
     best = move_text(rec.get("best"))
     score = rec.get("score")

@@ -19,7 +19,10 @@ is done (so in the order positions finish, not the input order):
     played_score float?  the played move's score, mover's view
     loss      float? score - played_score (never below 0), men
     class     str?   "inaccuracy", "mistake", "blunder", or null (hub_engine.quality)
-    result    str?   "loss" when the side to move has no legal move (score -100), else null
+    outcome   str?   the position's own outcome: "loss" when the side to move has no legal move
+                     (not searched: best null, score -100, pv empty), else null. Not the
+                     game's result (the PDN Result tag); records written before it had this
+                     name call it `result`, and are read as if they said `outcome`.
     table     str?   win / draw / loss when the endgame tables hold the position exactly
     multipv   [dict] with multipv N > 1 only: the N best moves, best first, each
                      {"move", "score", "pv"} (the first is `best`, `score`, `pv`)
@@ -76,9 +79,17 @@ def make_record(task: dict, res: dict, limits: dict, engine: str) -> dict:
             "side": task["side"], "played": task.get("played"), "best": res.get("best"),
             "score": score, "pv": list(res.get("pv") or []), "depth": int(res.get("depth") or 0),
             "nodes": int(res.get("nodes") or 0), "played_score": played_score, "loss": loss,
-            "class": classify(loss), "result": res.get("result"), "table": res.get("table"),
+            "class": classify(loss), "outcome": res.get("outcome"), "table": res.get("table"),
             **({"multipv": res["multipv"]} if res.get("multipv") else {}),
             "limits": dict(limits), "engine": engine, "time": float(res.get("time") or 0.0)}
+
+
+def upgrade(rec: dict) -> dict:
+    """A record as this version writes it: `result: "loss"` of older records is `outcome`."""
+    if rec.get("outcome") is None and rec.get("result") == "loss":
+        rec = {k: v for k, v in rec.items() if k != "result"}
+        rec["outcome"] = "loss"
+    return rec
 
 
 def fingerprint(rec: dict) -> tuple:
@@ -134,7 +145,7 @@ def read_done(path: str, keep_records: bool = False) -> Done:
             s = settings_key(rec.get("limits"), rec.get("engine"))
             done.settings[s] = done.settings.get(s, 0) + 1
             if done.records is not None:
-                done.records[key] = rec
+                done.records[key] = upgrade(rec)
     if end < os.path.getsize(path):
         with open(path, "r+b") as f:
             f.truncate(end)

@@ -121,7 +121,7 @@ def engine_analyser(task: dict, limits: dict) -> dict:
 
 
 LOST = {"best": None, "score": -WIN, "pv": [], "depth": 0, "nodes": 0, "played_score": None,
-        "result": "loss"}
+        "outcome": "loss"}
 
 
 def run_task(task: dict, limits: dict, analyser: Analyser | None = None) -> dict:

@@ -52,9 +52,17 @@ def _number(value, name: str, optional: bool = True) -> float | None:
 
 
 def check_record(rec) -> dict:
-    """The record with its fields checked (RecordError otherwise); missing optional fields None."""
+    """The record with its fields checked (RecordError otherwise); missing optional fields None.
+
+    A record's `outcome` is its position's ("loss": no legal move); its `result`, if any, is the
+    game's (the PDN Result tag). Records written before `outcome` had its name said
+    `result: "loss"`: that is read as the outcome, not as a game result.
+    """
     if not isinstance(rec, dict):
         raise RecordError("not a JSON object")
+    if rec.get("outcome") is None and rec.get("result") == "loss":
+        rec = {k: v for k, v in rec.items() if k != "result"}
+        rec["outcome"] = "loss"
     for name in ("game", "variant", "position"):
         if not isinstance(rec.get(name), str):
             raise RecordError(f"no {name} (string) in the record")

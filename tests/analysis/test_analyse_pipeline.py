@@ -28,7 +28,7 @@ SCHEMA = {
     "game": str, "ply": int, "label": (str, type(None)), "variant": str, "position": str,
     "fen": str, "side": str, "played": (str, type(None)), "best": (str, type(None)),
     "score": float, "pv": list, "depth": int, "nodes": int, "played_score": (float, type(None)),
-    "loss": (float, type(None)), "class": (str, type(None)), "result": (str, type(None)),
+    "loss": (float, type(None)), "class": (str, type(None)), "outcome": (str, type(None)),
     "table": (str, type(None)), "limits": dict, "engine": str, "time": float,
 }
 # plies of each game of games.pdn (14 moves and the final position; the broken game keeps 2 moves)
@@ -49,11 +49,11 @@ def check_record(rec: dict) -> None:
     assert rec["side"] in ("white", "black") and len(rec["position"]) == 33
     assert set(rec["limits"]) - {"multipv"} == {"depth", "nodes", "move_time"}
     assert rec["engine"].startswith("hub-engine ")
-    if rec["result"] == "loss":         # no legal move: lost, not searched
+    if rec["outcome"] == "loss":        # no legal move: lost, not searched
         assert not pos.legal_moves() and rec["best"] is None and rec["pv"] == []
         assert rec["score"] == -100.0 and rec["played"] is None and rec["nodes"] == 0
         return
-    assert rec["result"] is None
+    assert rec["outcome"] is None
     assert rec["best"] in [str(m) for m in pos.legal_moves()]
     assert all(isinstance(m, str) for m in rec["pv"])
     if rec["played"] is None:

@@ -169,10 +169,27 @@ def test_a_position_with_no_legal_move_gets_a_record_without_search(tmp_path):
                          errors_to=None, pdn_output=tmp_path / "a.pdn")
     recs = {r["game"]: r for r in lines(out)}
     lost = recs[f"{fen}:1"]
-    assert (lost["result"], lost["best"], lost["score"], lost["pv"], lost["nodes"]) == (
+    assert (lost["outcome"], lost["best"], lost["score"], lost["pv"], lost["nodes"]) == (
         "loss", None, -100.0, [], 0)
-    assert recs[f"{fen}:2"]["result"] is None
+    assert recs[f"{fen}:2"]["outcome"] is None
     assert called == [f"{fen}:2"] and summary["analysed"] == 2 and not summary["errors"]
+    assert "{hub-engine: white has no legal move and has lost}" in (tmp_path / "a.pdn").read_text()
+
+
+def test_records_that_call_the_outcome_result_are_resumed_as_before(tmp_path):
+    """Records written before `outcome` had its name said `result: "loss"`: a resumed run
+    reuses them and its annotated PDN still says the position is lost."""
+    fen = tmp_path / "p.fen"
+    fen.write_text("W:W:B1,2\nW:W21:B1\n")
+    out = tmp_path / "o.jsonl"
+    run_stub(str(fen), out, depth=3)
+    old = []
+    for rec in lines(out):
+        rec["result"] = rec.pop("outcome")
+        old.append(json.dumps(rec) + "\n")
+    out.write_text("".join(old))
+    summary = run_stub(str(fen), out, depth=3, pdn_output=tmp_path / "a.pdn")
+    assert (summary["skipped"], summary["analysed"]) == (2, 0)
     assert "{hub-engine: white has no legal move and has lost}" in (tmp_path / "a.pdn").read_text()
 
 
@@ -183,7 +200,7 @@ def test_a_game_that_ends_without_legal_moves_records_its_end(tmp_path):
     run_stub(str(src), out, depth=3)
     recs = sorted(lines(out), key=lambda r: r["ply"])
     assert [r["ply"] for r in recs] == [0, 1, 2, 3]
-    assert [r["result"] for r in recs] == [None, None, None, "loss"]
+    assert [r["outcome"] for r in recs] == [None, None, None, "loss"]
     assert recs[-1]["side"] == "white" and recs[-1]["played"] is None
 
 
