@@ -4,16 +4,16 @@ Each executor takes the tasks as an iterator and yields (task, result) pairs as 
 (not in input order). Only a few tasks per worker are in flight at a time, so tasks are made
 from the input only as workers need them and Ctrl-C stays quick. The pool's workers keep one
 Engine per variant and exit when the main process dies, even by `kill -9`
-(hub_engine.processes). A Dask cluster needs the optional extra `pip install
+(hub_engine.lifetime). A Dask cluster needs the optional extra `pip install
 'hub-engine[cluster]'`.
 """
 from __future__ import annotations
 
-from concurrent.futures import FIRST_COMPLETED, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Iterable, Iterator
 
 from hub_engine.analysis.worker import Analyser, run_task
-from hub_engine.processes import process_pool
+from hub_engine.lifetime import exit_with_parent
 
 IN_FLIGHT = 2               # tasks handed to each worker at a time
 CLUSTER_HINT = "pip install 'hub-engine[cluster]'"
@@ -29,7 +29,7 @@ def run_inline(tasks: Iterable[dict], limits: dict, analyser: Analyser | None) -
 def run_pool(tasks: Iterable[dict], limits: dict, analyser: Analyser | None,
              workers: int) -> Results:
     """A local process pool, a few tasks in flight per worker."""
-    pool = process_pool(workers)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=exit_with_parent)
     pending = iter(tasks)
     inflight: dict = {}
     try:

@@ -301,7 +301,7 @@ def test_pool_workers_exit_when_the_main_process_is_killed(tmp_path):
 WATCH_SCRIPT = """
 import sys, time
 sys.path[:0] = [{root!r}]
-from hub_engine.processes import exit_with_parent
+from hub_engine.lifetime import exit_with_parent
 exit_with_parent(use_prctl=False, poll=0.05)      # the fallback of systems without prctl
 print("watching", flush=True)
 time.sleep(60)
