@@ -10,8 +10,6 @@ from __future__ import annotations
 import sys
 from typing import IO
 
-from tqdm import tqdm
-
 BAR_FORMAT = ("{percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} positions{postfix} "
               "[{rate_fmt}, ETA {remaining}]")
 
@@ -21,9 +19,12 @@ class Progress:
 
     def __init__(self, stream: IO[str] | None):
         self.stream = stream
-        self.bar = (tqdm(total=0, file=stream, bar_format=BAR_FORMAT, unit=" positions",
-                         smoothing=0.0, mininterval=0.2, dynamic_ncols=True)
-                    if stream is not None else None)
+        self.bar = None
+        if stream is not None:
+            from tqdm import tqdm    # only when a bar is shown: every tool's start stays quick
+
+            self.bar = tqdm(total=0, file=stream, bar_format=BAR_FORMAT, unit=" positions",
+                            smoothing=0.0, mininterval=0.2, dynamic_ncols=True)
 
     def update(self, done: int, total: int, new: int, fraction: float,
                force: bool = False) -> None:
@@ -43,7 +44,7 @@ class Progress:
     def note(self, text: str, out: IO[str]) -> None:
         """Print a line without mixing it into the bar."""
         if self.bar is not None and out is self.stream:
-            tqdm.write(text, file=out)
+            self.bar.write(text, file=out)
         else:
             print(text, file=out, flush=True)
 
