@@ -240,16 +240,20 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
 
 def pdn_text(rec: GameRecord, variant: str, event: str, tags: dict[str, str] | None = None) -> str:
     """The game as PDN: the opening and every move from the start position, so that readers
-    need no FEN. `tags` adds to (or overrides) Event, Round, White, Black, Result, GameType and
+    need no FEN (pydraughts and CheckerBoard read it). `tags` adds to (or overrides) Event, Round, White, Black, Result, GameType and
     Termination."""
-    from hub_engine.rules.pdn import movetext, pdn_move_text, write_pdn_tags
+    from hub_engine.rules.pdn import Style, movetext, pdn_move_text, write_pdn_tags
 
     v = get_variant(variant)
     game = Game(v)
+    # captures with `x` in every variant (pydraughts misreads russian `d4:b6`), and the full
+    # path of a capture whose origin and destination another capture shares
+    style = Style(Style.default(v).algebraic, "x")
     pieces = []
     for i, m in enumerate(rec.moves):
+        pos = game.position
         move = game.play(m)
-        pieces.append((f"{i // 2 + 1}." if i % 2 == 0 else "", pdn_move_text(move)))
+        pieces.append((f"{i // 2 + 1}." if i % 2 == 0 else "", pdn_move_text(move, pos, style)))
     # rec.result and rec.white/black are from the first mover's side (black in english)
     white, black, result = rec.white, rec.black, rec.result
     if v.first_mover != "white":
@@ -295,5 +299,42 @@ def adjudication_of(args: argparse.Namespace, what: str) -> Adjudication:
         value = getattr(args, name)
         if value is not None and value < 0:
             raise SystemExit(f"{what}: error: --{name.replace('_', '-')} must be 0 or more")
+    if args.tb_pieces:
+        try:
+            _tables(args.tb_pieces, args.tb_path)
+        except ValueError as exc:
+            raise SystemExit(f"{what}: error: {exc}") from None
     return Adjudication(args.tb_pieces, args.tb_path, args.resign_score, args.resign_moves,
                         args.draw_score, args.draw_moves, args.draw_after)
+
+
+# --- games described by plain data (a tournament's schedule, a Dask task) ----------------------
+
+def game_of_task(task: dict, settings: dict, engines: dict[str, MatchEngine]) -> GameRecord:
+    """Play the game task describes ({number, opening, white, black}: white plays the first
+    mover) with the settings' time control, max plies and adjudication, on engines by name."""
+    tc = TimeControl(**settings["time"])
+    adjudication = Adjudication(**settings["adjudication"])
+    pair = (engines[task["white"]], engines[task["black"]])
+    return play_game(task["number"], settings["variant"], task["opening"], pair, tc,
+                     settings["max_plies"], adjudication)
+
+
+def engine_of(name: str, settings: dict, stderr=None,
+              handshake_timeout: float | None = None) -> MatchEngine:
+    """The MatchEngine of the settings' engine `name` (not started)."""
+    spec = settings["engines"][name]
+    extra = {} if handshake_timeout is None else {"handshake_timeout": handshake_timeout}
+    return MatchEngine(spec["command"], name, settings["variant"],
+                       [tuple(p) for p in spec["params"]], stderr, **extra)
+
+
+def play_task(task: dict, settings: dict) -> dict:
+    """A cluster worker's entry point: start the game's two engines, play it, quit them; the
+    game record as a dict."""
+    engines = {name: engine_of(name, settings) for name in (task["white"], task["black"])}
+    try:
+        return game_of_task(task, settings, engines).to_dict()
+    finally:
+        for e in engines.values():
+            e.quit()
