@@ -15,6 +15,7 @@ given ply) that the game is level within S men.
 from __future__ import annotations
 
 import argparse
+import os
 import threading
 from dataclasses import asdict, dataclass, field
 
@@ -290,20 +291,24 @@ def add_adjudication_arguments(p: argparse.ArgumentParser) -> None:
                    help="no draw adjudication before this ply (default 40)")
 
 
-def adjudication_of(args: argparse.Namespace, what: str) -> Adjudication:
-    """The Adjudication the options ask for; SystemExit naming the command on a bad value."""
-    if args.tb_pieces < 0 or args.resign_moves < 1 or args.draw_moves < 1 or args.draw_after < 0:
-        raise SystemExit(f"{what}: error: --tb-pieces and --draw-after must be 0 or more, "
-                         "--resign-moves and --draw-moves 1 or more")
+def adjudication_of(args: argparse.Namespace) -> Adjudication:
+    """The Adjudication the options of add_adjudication_arguments ask for; ValueError (naming
+    the option) on a bad value."""
+    from hub_engine.tables.slices import MAX_PIECES
+
+    if not 0 <= args.tb_pieces <= MAX_PIECES:
+        raise ValueError(f"--tb-pieces must be from 0 to {MAX_PIECES} (the tables' limit)")
+    if args.tb_path and not os.path.isdir(os.path.expanduser(args.tb_path)):
+        raise ValueError(f"--tb-path {args.tb_path} is not a directory")
+    for name in ("resign_moves", "draw_moves"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
+    if args.draw_after < 0:
+        raise ValueError("--draw-after must be 0 or more")
     for name in ("resign_score", "draw_score"):
         value = getattr(args, name)
         if value is not None and value < 0:
-            raise SystemExit(f"{what}: error: --{name.replace('_', '-')} must be 0 or more")
-    if args.tb_pieces:
-        try:
-            _tables(args.tb_pieces, args.tb_path)
-        except ValueError as exc:
-            raise SystemExit(f"{what}: error: {exc}") from None
+            raise ValueError(f"--{name.replace('_', '-')} must be 0 or more")
     return Adjudication(args.tb_pieces, args.tb_path, args.resign_score, args.resign_moves,
                         args.draw_score, args.draw_moves, args.draw_after)
 

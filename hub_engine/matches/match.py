@@ -112,10 +112,10 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     n_games = max(2, args.games + (args.games % 2))
     n_open = n_games // 2
     try:
+        adjudication = adjudication_of(args)
         openings = choose_openings(variant, n_open, args)
     except ValueError as exc:
         raise SystemExit(f"match: error: {exc}") from None
-    adjudication = adjudication_of(args, "match")
     if args.move_time is None and args.time is None:
         args.move_time = 1.0
     tc1 = TimeControl(args.move_time, args.time, args.inc or 0.0, args.tolerance)

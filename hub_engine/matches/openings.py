@@ -66,14 +66,17 @@ def read_openings(path: str, variant: str) -> list[list[str]]:
     """One opening a line: Hub moves from the start separated by spaces; # starts a comment."""
     out = []
     with open(path, encoding="utf-8") as f:
-        for raw in f:
+        for number, raw in enumerate(f, 1):
             line = raw.split("#", 1)[0].strip()
             if not line:
                 continue
             moves = line.replace(",", " ").split()
             game = Game(variant)
-            for m in moves:
-                game.play(m)           # raises on an illegal line: better than a silent bad set
+            try:
+                for m in moves:
+                    game.play(m)       # an illegal line stops: better than a silent bad set
+            except ValueError as exc:
+                raise ValueError(f"{path} line {number}: {exc}") from None
             out.append([str(m) for m in game.moves])
     return out
 

@@ -27,9 +27,9 @@ from typing import IO, Iterator
 
 from hub_engine.matches import openings as opening_options
 from hub_engine.matches.engines import MatchEngine, parse_params
-from hub_engine.matches.games import (GameRecord, TimeControl, add_adjudication_arguments,
-                                      adjudication_of, engine_of, game_of_task, pdn_text,
-                                      play_task)
+from hub_engine.matches.games import (Adjudication, GameRecord, TimeControl,
+                                      add_adjudication_arguments, adjudication_of, engine_of,
+                                      game_of_task, pdn_text, play_task)
 from hub_engine.matches.openings import choose_openings
 from hub_engine.matches.standings import Standings, as_json, cross_table, rating_table, standings
 from hub_engine.rules.variants import VARIANTS, get_variant
@@ -101,13 +101,13 @@ def task_key(task: dict) -> str:
     return game_key(task["opening_index"], task["white"], task["black"])
 
 
-def settings_of(args: argparse.Namespace, engines: dict[str, dict],
-                openings: list[list[str]], tc: TimeControl) -> dict:
+def settings_of(args: argparse.Namespace, engines: dict[str, dict], openings: list[list[str]],
+                tc: TimeControl, adjudication: Adjudication) -> dict:
     """Everything a game's result depends on: a resumed run must have the same."""
     return {"variant": get_variant(args.variant).name, "format": args.format,
             "games": len(openings) * 2, "engines": engines, "openings": openings,
             "time": asdict(tc), "max_plies": args.max_plies,
-            "adjudication": asdict(adjudication_of(args, "tournament"))}
+            "adjudication": asdict(adjudication)}
 
 
 # --- the state file ---------------------------------------------------------------------------
@@ -297,13 +297,17 @@ def prepare(args: argparse.Namespace) -> tuple[dict, list[dict]]:
     if args.prior_draws is not None and args.prior_draws < 0:
         raise TournamentError("--prior-draws must be 0 or more")
     tc = _time_control(args)
+    try:
+        adjudication = adjudication_of(args)
+    except ValueError as exc:
+        raise TournamentError(str(exc)) from None
     variant = get_variant(args.variant).name
     n_open = (args.games + 1) // 2
     try:
         openings = choose_openings(variant, n_open, args)
     except (OSError, ValueError) as exc:
         raise TournamentError(f"openings: {exc}") from None
-    settings = settings_of(args, engines, openings, tc)
+    settings = settings_of(args, engines, openings, tc, adjudication)
     return settings, schedule(names, args.format, openings)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import re
 import shlex
 import signal
@@ -259,6 +258,11 @@ def test_gauntlet_runs_only_the_first_engine_s_pairings(tmp_path):
     (["--engine", "a=x", "--engine", "b=y", "--games", "0"], "--games"),
     (["--engine", "a=x", "--engine", "b=y", "--move-time", "0"], "--move-time"),
     (["--engine", "a=x", "--engine", "b=y", "--openings", "/nonexistent"], "openings"),
+    (["--engine", "a=x", "--engine", "b=y", "--tb-pieces", "7"], "--tb-pieces must be from 0 to 6"),
+    (["--engine", "a=x", "--engine", "b=y", "--tb-pieces", "4", "--tb-path", "/nonexistent"],
+     "--tb-path /nonexistent is not a directory"),
+    (["--engine", "a=x", "--engine", "b=y", "--resign-score", "-1"], "--resign-score"),
+    (["--engine", "a=x", "--engine", "b=y", "--draw-moves", "0"], "--draw-moves"),
 ])
 def test_bad_options_are_named(bad, message, capsys):
     code = cli.main(["tournament", *bad, "--opening-depth", "0"])
