@@ -79,15 +79,16 @@ def cross_table(st: Standings) -> str:
     order = [r.name for r in st.rows]
     cells = {(a, b): (f"{_points(st.pairs[(a, b)].score)}/{st.pairs[(a, b)].games}"
                       if st.pairs[(a, b)].games else ".") for a in order for b in order if a != b}
+    scores = {r.name: f"{_points(r.score)}/{r.games}" for r in st.rows}
     width = max([4] + [len(n) for n in order])
-    col = max([len(n) for n in order] + [len(c) for c in cells.values()] + [5])
+    col = max([len(n) for n in order] + [len(c) for c in cells.values()]
+              + [len(c) for c in scores.values()] + [5])
     lines = [" " * width + "".join(f"  {n:>{col}}" for n in order) + f"  {'Score':>{col}}"]
     for row in st.rows:
         a = row.name
         texts = ["x" if a == b else cells[(a, b)] for b in order]
-        score = f"{_points(row.score)}/{row.games}"
         lines.append(f"{a:<{width}}" + "".join(f"  {t:>{col}}" for t in texts)
-                     + f"  {score:>{col}}")
+                     + f"  {scores[a]:>{col}}")
     return "\n".join(lines)
 
 
