@@ -274,10 +274,13 @@ class TournamentOutcome:
 def _time_control(args: argparse.Namespace) -> TimeControl:
     if args.move_time is None and args.time is None:
         args.move_time = 1.0
-    for name in ("move_time", "time", "inc", "tolerance"):
+    for name in ("move_time", "time"):
         value = getattr(args, name)
-        if value is not None and (value < 0 or (name in ("move_time", "time") and value == 0)):
+        if value is not None and value <= 0:
             raise TournamentError(f"--{name.replace('_', '-')} must be positive")
+    for name in ("inc", "tolerance"):
+        if getattr(args, name) < 0:
+            raise TournamentError(f"--{name} must be 0 or more")
     return TimeControl(args.move_time, args.time, args.inc or 0.0, args.tolerance)
 
 
