@@ -1,4 +1,5 @@
-"""Command line: `hub-engine [hub]` runs the Hub loop; `perft`, `bench`, `analyse`, `match` are tools.
+"""Command line: `hub-engine [hub]` runs the Hub loop; `perft`, `bench`, `analyse`, `match`,
+`tournament` and others are tools.
 
 stdout belongs to the protocol in Hub mode, and stderr stays silent there unless a log level is
 asked for: pydraughts (and so lidraughts-bot) merges the engine's stderr into the lines it reads
@@ -153,7 +154,7 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
         return p
 
     from hub_engine.analysis import cli as analyse_cli
-    from hub_engine.matches import match
+    from hub_engine.matches import match, tournament
     from hub_engine.engine.bench import DEFAULT_DEPTH
     from hub_engine.report import command as report_command
     from hub_engine.rules.variants import VARIANTS
@@ -181,6 +182,7 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     bench.add_argument("--tables-path", help="tables directory (with --bb-size)")
     analyse_cli.add_parser(sub)
     match.add_parser(sub)
+    tournament.add_parser(sub)
     report_command.add_parser(sub)
     from hub_engine.learn import cli as learn_cli
 
