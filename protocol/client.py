@@ -1,8 +1,9 @@
 """The client side of Hub: a child engine process on pipes, with timed reads.
 
-One client serves the match runner, the latency tool and the tests. A reader thread per stream
-stamps every line the moment it arrives (so the client's own work never counts in a latency),
-stdout lines are queued for `read`/`until`, and stderr is kept (and optionally copied to a file)
+One client serves the match runner, the latency tool, the board in the browser and the tests. A
+reader thread per stream stamps every line the moment it arrives (so the client's own work never
+counts in a latency), stdout lines are queued for `read`/`until` (or handed to a listener, for an
+event loop), and stderr is kept (and optionally copied to a file)
 so that a failure can show what the engine said. Every wait has a timeout: a silent or dead
 engine raises instead of hanging its client.
 """
@@ -53,16 +54,25 @@ class HubClient:
 
     `command` is a list of words or a shell-like string (split with shlex, never run by a shell).
     `keep_stdout` records every stdout line in `out.lines` as well (tests check them all).
+    `listener`, when given, receives every stdout line (and None when the output ends) on the
+    reader thread instead of the queue that `read`/`until` wait on: an event loop hands lines
+    to itself from there without a thread of its own blocked in `read`.
+    `preexec_fn` runs in the child between fork and exec (POSIX only), e.g. to make the
+    child die with its parent.
     """
 
     def __init__(self, command: Sequence[str] | str, cwd: str | os.PathLike | None = None,
                  env: dict[str, str] | None = None, stderr_copy: IO[str] | None = None,
-                 keep_stdout: bool = False) -> None:
+                 keep_stdout: bool = False,
+                 listener: Callable[[StampedLine | None], None] | None = None,
+                 preexec_fn: Callable[[], None] | None = None) -> None:
         self.command = shlex.split(command) if isinstance(command, str) else list(command)
         self.cwd = cwd
         self.env = env
         self.stderr_copy = stderr_copy
         self.keep_stdout = keep_stdout
+        self.listener = listener
+        self.preexec_fn = preexec_fn
         self.proc: subprocess.Popen | None = None
         self.started = 0.0
         self.out = Stream()
@@ -80,7 +90,8 @@ class HubClient:
         try:
             self.proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, bufsize=0)
+                                         stderr=subprocess.PIPE, bufsize=0,
+                                         preexec_fn=self.preexec_fn)
         except OSError as exc:
             raise EngineError(f"cannot start {shlex.join(self.command)}: {exc}") from None
         self._threads = [
@@ -101,7 +112,7 @@ class HubClient:
                 if is_stdout:
                     if self.keep_stdout:
                         stream.lines.append(line)
-                    self._queue.put(line)
+                    self._deliver(line)
                 else:
                     stream.lines.append(line)
                     del stream.lines[:-STDERR_KEEP]
@@ -116,7 +127,13 @@ class HubClient:
         finally:
             stream.closed_at = time.monotonic()
             if is_stdout:
-                self._queue.put(None)
+                self._deliver(None)
+
+    def _deliver(self, line: StampedLine | None) -> None:
+        if self.listener is not None:
+            self.listener(line)
+        else:
+            self._queue.put(line)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

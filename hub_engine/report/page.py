@@ -1,6 +1,8 @@
 """The report page: a summary written as HTML, and each game's data for the page's script.
 
-The page is one file that needs nothing else: styles, script and drawings are inline. The summary
+The page is one file that needs nothing else: styles, script and drawings are inline. The board
+and the graph are drawn by board.js (with board.css), which the GUI (`hub-engine gui`) loads too;
+the report inlines it and its own script as one module. The summary
 (players, games, position lists) is plain HTML, there as soon as the file is read. Each game's
 records sit in their own `<script type="application/json">` block that the script parses only
 when the game is opened, so a report of thousands of games opens as fast as its summary table;
@@ -14,11 +16,12 @@ import re
 from importlib import resources
 
 from hub_engine import __version__
-from hub_engine.analysis.analyse import BLUNDER, INACCURACY, MISTAKE, NAGS
+from hub_engine.quality import CLASSES, NAGS, THRESHOLDS
 from hub_engine.report import boards, stats
-from hub_engine.report.records import CLASSES, Collection
+from hub_engine.report.records import Collection
 
-# the order of a node's fields in the page data (the script reads them by these positions)
+# the order of a node's fields in the page data (the script reads them by these positions);
+# "result" there is the record's `outcome`: the position's, never the game's result
 NODE_FIELDS = ("ply", "label", "side", "position", "played", "best", "score", "pv",
                "played_score", "loss", "class", "depth", "nodes", "multipv", "result")
 TEMPLATE_FIELD = re.compile(r"@([A-Z]+)@")
@@ -26,7 +29,7 @@ TEMPLATE_FIELD = re.compile(r"@([A-Z]+)@")
 
 def thresholds() -> dict[str, float]:
     """The analysis' class thresholds, as the page's script colours the moves."""
-    return {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER}
+    return dict(THRESHOLDS)
 
 
 def template(name: str) -> str:
@@ -80,7 +83,7 @@ def node(rec: dict) -> list:
             _number_or_none(rec.get("played_score")), _number_or_none(rec.get("loss")),
             rec.get("class"), _number_or_none(rec.get("depth")),
             _number_or_none(rec.get("nodes")), multipv_lines(rec),
-            rec["result"] if isinstance(rec.get("result"), str) else None]
+            rec["outcome"] if isinstance(rec.get("outcome"), str) else None]
 
 
 def title_of(c: Collection, tags: dict[str, str]) -> str:
@@ -225,7 +228,8 @@ def render(cols: list[Collection], tags: dict[str, dict[str, str]], title: str) 
         f'<script type="application/json" id="c{i}">'
         f'{script_json({"nodes": [node(r) for r in c.records]})}</script>\n'
         for i, c in enumerate(cols))
-    values = {"TITLE": _e(title), "CSS": template("report.css"), "SUMMARY": summary_html(cols, tags),
-              "META": script_json(meta), "DATA": data, "JS": template("report.js"),
+    values = {"TITLE": _e(title), "CSS": template("board.css") + template("report.css"),
+              "SUMMARY": summary_html(cols, tags), "META": script_json(meta), "DATA": data,
+              "JS": template("board.js") + "\n" + template("report.js"),
               "VERSION": _e(__version__)}
     return TEMPLATE_FIELD.sub(lambda m: values[m.group(1)], template("page.html"))

@@ -76,3 +76,40 @@ def test_report_templates_travel_inside(tmp_path):
     assert (r.returncode, r.stderr) == (0, "")
     text = (tmp_path / "g.analysis.html").read_text(encoding="utf-8")
     assert '<td class="name">Ann</td>' in text and "svg.board" in text and "renderGame" in text
+
+
+def test_gui_serves_its_page_and_engines_and_ends_with_them():
+    """`hub-engine gui` from the executable: its page and scripts from inside it, an engine per
+    tab, and nothing left running after Ctrl-C or a SIGKILL of the launcher."""
+    import json
+    import signal
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gui"))
+    from gui_helpers import Server, engines_of, wait_gone, ws_connect, ws_until
+
+    for sig in (signal.SIGINT, signal.SIGKILL):
+        proc = subprocess.Popen([EXE, "gui", "--no-browser"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            server = Server(proc, proc.stdout.readline().strip())
+            for path, word in (("", b'id="board"'), ("static/gui.js", b"import"),
+                               ("static/board.js", b"export function boardSvg")):
+                with urllib.request.urlopen(server.url + path, timeout=30) as r:
+                    assert r.status == 200 and word in r.read()
+            ws = ws_connect(server)
+            pid = ws_until(ws, lambda m: m.get("state") == "ready", 60)["pid"]
+            ws.send(json.dumps({"type": "go", "id": 1, "mode": "think", "variant": "italian",
+                                "level": {"move_time": 0.1}}))
+            done = ws_until(ws, lambda m: m["type"] == "done")
+            assert done["move"]["hub"] and engines_of(server.pid) == [pid]
+            proc.send_signal(sig)
+            proc.wait(20)
+            wait_gone([pid, server.pid], 10)
+            if sig == signal.SIGINT:
+                assert proc.stderr.read() == ""
+        finally:
+            proc.kill()
+            proc.wait()

@@ -1,14 +1,12 @@
-"use strict";
 // The report's script: draws the one game on screen from its JSON block (parsed when opened).
 // Evaluations are shown from White's side: + White is better, - Black is better, in men.
+// The board and the graph are drawn by board.js, inlined ahead of this script in one module.
+const boardNotation = notationOf, hubMoveText = moveText, drawBoard = boardSvg, drawGraph = graphSvg;
 (() => {
   const META = JSON.parse(document.getElementById("report-meta").textContent);
   const F = {};
   META.fields.forEach((name, i) => { F[name] = i; });
   const NAG = {inaccuracy: "?!", mistake: "?", blunder: "??"};
-  const COLUMN = {record: 2, hub: 3, algebraic: 4};     // where a square's names sit in its row
-  const SQ = 50;                                         // board square size in SVG units
-  const GW = 800, GH = 180, GP = 12;                     // graph size and padding
   const summary = document.getElementById("summary");
   const view = document.getElementById("game");
   const nav = document.getElementById("nav");
@@ -17,11 +15,7 @@
                  notation: loadPref("notation", "record")};
 
   const GEO = {};
-  for (const [name, g] of Object.entries(META.variants)) {
-    const byHub = {};
-    g.squares.forEach((s, i) => { byHub[s[COLUMN.hub]] = i + 1; });
-    GEO[name] = Object.assign({byHub, keys: g.notations.map((n) => n[0])}, g);
-  }
+  for (const [name, g] of Object.entries(META.variants)) GEO[name] = makeGeometry(g);
 
   function loadPref(name, fallback) {
     try { return localStorage.getItem("hub-engine-report-" + name) || fallback; }
@@ -30,11 +24,6 @@
   function savePref(name, value) {
     try { localStorage.setItem("hub-engine-report-" + name, value); } catch (e) { /* no storage */ }
   }
-  function esc(s) {
-    return String(s).replace(/[&<>"']/g, (c) => (
-      {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
-  }
-  function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : ""; }
 
   function nodesOf(i) {
     if (!cache.has(i)) {
@@ -43,166 +32,32 @@
     return cache.get(i);
   }
 
-  // --- notation: Hub move strings (as the records write them) in the chosen square names -----
-  function notationOf(g) { return g.keys.includes(state.notation) ? state.notation : g.keys[0]; }
-  function squareName(g, k) { return g.squares[k - 1][COLUMN[notationOf(g)]]; }
-  function parseMove(g, text) {
-    if (!text) return null;
-    const squares = text.split(/[-x]/).map((n) => g.byHub[n]);
-    if (squares.length < 2 || squares.some((k) => !k)) return null;
-    const capture = text.includes("x");
-    return {from: squares[0], to: squares[1], taken: capture ? squares.slice(2) : [], capture};
-  }
-  function moveText(g, text) {
-    if (!text) return "";
-    if (notationOf(g) === "hub") return text;
-    const m = parseMove(g, text);
-    if (!m) return text;
-    const a = squareName(g, m.from), b = squareName(g, m.to);
-    return a + (m.capture ? (/^[a-h]/.test(a) ? ":" : "x") : "-") + b;
-  }
+  // --- notation and the board: board.js, with this page's notation and orientation -----------
+  function notationOf(g) { return boardNotation(g, state.notation); }
+  function parseMove(g, text) { return parseHubMove(g, text); }
+  function moveText(g, text) { return hubMoveText(g, text, state.notation); }
   function lineText(g, pv) { return pv ? pv.split(" ").map((m) => moveText(g, m)).join(" ") : ""; }
 
-  // --- scores: men from the side to move's view in the records; wins 100 - n/100, tables 90 - n/100
-  function whiteView(score, side) { return score == null ? null : (side === "black" ? -score : score); }
-  function winKind(s) {
-    const a = Math.abs(s);
-    return a >= 95 ? "win" : (a >= 50 ? "table" : null);
-  }
-  function fmtScore(s) {
-    if (s == null) return "-";
-    const a = Math.abs(s), who = s > 0 ? "White" : "Black", kind = winKind(s);
-    if (kind === "win") {
-      return a >= 100 ? `${who} has won` : `${who} wins in ${Math.round((100 - a) * 100)} plies`;
-    }
-    if (kind === "table") {
-      return a <= 90 ? `${who} wins (endgame table, ${Math.round((90 - a) * 100)} plies)`
-                     : `${who} wins (endgame table)`;
-    }
-    return (s > 0 ? "+" : (s < 0 ? "-" : "")) + a.toFixed(2);
-  }
-
-  // --- the board -------------------------------------------------------------------------------
-  function xy(g, k) {
-    const [x, y] = g.squares[k - 1];
-    return state.flip ? [7 - x, 7 - y] : [x, y];
-  }
-  function centre(g, k) { const [x, y] = xy(g, k); return [x * SQ + SQ / 2, y * SQ + SQ / 2]; }
-  function colourOf(g, ch) {
-    const second = g.first === "white" ? "black" : "white";
-    return ch === "w" || ch === "W" ? g.first : second;
-  }
-  function arrow(g, move, cls) {
-    const [x1, y1] = centre(g, move.from), [x2, y2] = centre(g, move.to);
-    const len = Math.hypot(x2 - x1, y2 - y1) || 1, cut = 12;
-    const ex = x2 - (x2 - x1) * cut / len, ey = y2 - (y2 - y1) * cut / len;
-    return `<line class="arrow ${cls}" x1="${x1}" y1="${y1}" x2="${ex.toFixed(1)}" ` +
-           `y2="${ey.toFixed(1)}" marker-end="url(#ah-${cls})"/>`;
-  }
-  function marker(cls) {
-    return `<marker id="ah-${cls}" viewBox="0 0 10 10" refX="4" refY="5" markerWidth="3" ` +
-           `markerHeight="3" orient="auto"><path class="ah ${cls}" d="M0,0 L10,5 L0,10 z"/></marker>`;
-  }
   function boardSvg(g, nd) {
-    const pos = nd[F.position], cls = nd[F.class] || "";
+    const cls = nd[F.class] || "";
     const played = parseMove(g, nd[F.played]), best = parseMove(g, nd[F.best]);
-    const out = ['<svg class="board" viewBox="0 0 400 400" xmlns="http://www.w3.org/2000/svg" ' +
-                 `role="img" aria-label="board" data-flipped="${state.flip ? 1 : 0}"><defs>`,
-                 ["best", "played", "inaccuracy", "mistake", "blunder"].map(marker).join(""),
-                 '</defs><rect class="light" width="400" height="400"/>'];
-    for (let k = 1; k <= 32; k++) {
-      const [x, y] = xy(g, k);
-      out.push(`<rect class="dark" data-square="${k}" x="${x * SQ}" y="${y * SQ}" ` +
-               `width="${SQ}" height="${SQ}"/>`);
-    }
+    const opts = {flip: state.flip, notation: state.notation, marks: [], crosses: [], arrows: []};
     if (played) {
-      for (const k of [played.from, played.to]) {
-        const [x, y] = xy(g, k);
-        out.push(`<rect class="hl ${cls}" x="${x * SQ}" y="${y * SQ}" width="${SQ}" height="${SQ}"/>`);
+      opts.marks = [[played.from, cls], [played.to, cls]];
+      opts.crosses = played.taken;
+      if (!(nd[F.played] && nd[F.played] === nd[F.best])) {
+        opts.arrows.push({from: played.from, to: played.to, cls: cls || "played"});
       }
     }
-    for (let k = 1; k <= 32; k++) {
-      const [x, y] = xy(g, k);
-      out.push(`<text class="lbl" data-square="${k}" x="${x * SQ + 3}" y="${y * SQ + 11}">` +
-               `${esc(squareName(g, k))}</text>`);
-    }
-    for (let k = 1; k <= 32; k++) {
-      const ch = pos[k];
-      if (ch === "e") continue;
-      const [cx, cy] = centre(g, k), king = ch === "W" || ch === "B";
-      out.push(`<g class="piece ${colourOf(g, ch)} ${king ? "king" : "man"}" data-square="${k}">` +
-               `<circle cx="${cx}" cy="${cy}" r="19"/>`);
-      if (king) {
-        out.push(`<circle class="ring" cx="${cx}" cy="${cy}" r="14"/><path class="crown" d="M${cx - 8} ` +
-                 `${cy + 5}V${cy - 4}L${cx - 4} ${cy}L${cx} ${cy - 7}L${cx + 4} ${cy}L${cx + 8} ` +
-                 `${cy - 4}V${cy + 5}Z"/>`);
-      }
-      out.push("</g>");
-    }
-    if (played) {
-      for (const k of played.taken) {
-        const [cx, cy] = centre(g, k);
-        out.push(`<path class="taken" d="M${cx - 8} ${cy - 8}L${cx + 8} ${cy + 8}M${cx + 8} ` +
-                 `${cy - 8}L${cx - 8} ${cy + 8}"/>`);
-      }
-    }
-    const same = nd[F.played] && nd[F.played] === nd[F.best];
-    if (played && !same) out.push(arrow(g, played, cls || "played"));
-    if (best) out.push(arrow(g, best, "best"));
-    out.push("</svg>");
-    return out.join("");
+    if (best) opts.arrows.push({from: best.from, to: best.to, cls: "best"});
+    return drawBoard(g, nd[F.position], opts);
   }
 
-  // --- the evaluation graph -------------------------------------------------------------------
-  function gx(i, n) { return n > 1 ? GP + i * (GW - 2 * GP) / (n - 1) : GW / 2; }
-  function gy(s) {
-    const v = winKind(s) ? Math.sign(s) : Math.tanh(s / 3);
-    return GH / 2 - v * (GH / 2 - GP);
-  }
   function graphSvg(nodes) {
-    const n = nodes.length;
-    const out = [`<svg class="graph" viewBox="0 0 ${GW} ${GH}" xmlns="http://www.w3.org/2000/svg" ` +
-                 'role="img" aria-label="evaluation graph">',
-                 `<rect class="bg-white" width="${GW}" height="${GH / 2}"/>`,
-                 `<rect class="bg-black" y="${GH / 2}" width="${GW}" height="${GH / 2}"/>`];
-    for (const m of [1, 3, -1, -3]) {
-      const y = gy(m).toFixed(1);
-      out.push(`<line class="grid" x1="0" x2="${GW}" y1="${y}" y2="${y}"/>` +
-               `<text x="2" y="${(+y - 2).toFixed(1)}">${m > 0 ? "+" : ""}${m}</text>`);
-    }
-    out.push(`<line class="zero" x1="0" x2="${GW}" y1="${GH / 2}" y2="${GH / 2}"/>`);
-    let run = [];
-    const curves = [];
-    const points = [];
-    nodes.forEach((nd, i) => {
-      const s = whiteView(nd[F.score], nd[F.side]);
-      if (s == null) {
-        if (run.length) curves.push(run);
-        run = [];
-        return;
-      }
-      const x = gx(i, n), y = gy(s), kind = winKind(s), cls = nd[F.class] || "";
-      run.push(`${x.toFixed(1)},${y.toFixed(1)}`);
-      const label = nd[F.played] ? `${nd[F.label] || ""} ` : (nd[F.label] ? `${nd[F.label]} ` : "");
-      const title = `<title>${esc(label)}${esc(fmtScore(s))}${cls ? " (" + cls + ")" : ""}</title>`;
-      const a = `class="pt ${kind || ""} ${cls}" data-i="${i}"`;
-      if (kind === "win") {
-        const d = s > 0 ? 1 : -1;
-        points.push(`<polygon ${a} points="${x - 5},${y + 4 * d} ${x + 5},${y + 4 * d} ` +
-                    `${x},${y - 5 * d}">${title}</polygon>`);
-      } else if (kind === "table") {
-        points.push(`<polygon ${a} points="${x},${y - 5} ${x + 5},${y} ${x},${y + 5} ${x - 5},${y}">` +
-                    `${title}</polygon>`);
-      } else {
-        points.push(`<circle ${a} cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${cls ? 4.5 : 2.5}">` +
-                    `${title}</circle>`);
-      }
-    });
-    if (run.length) curves.push(run);
-    for (const c of curves) out.push(`<polyline class="curve" points="${c.join(" ")}"/>`);
-    out.push(`<line class="cursor" x1="0" x2="0" y1="0" y2="${GH}"/>`);
-    out.push(points.join(""), "</svg>");
-    return out.join("");
+    return drawGraph(nodes.map((nd) => {
+      const label = nd[F.label] ? `${nd[F.label]} ` : "";
+      return {score: whiteView(nd[F.score], nd[F.side]), cls: nd[F.class] || "", title: label};
+    }));
   }
 
   // --- the panels -----------------------------------------------------------------------------
@@ -359,10 +214,7 @@
     const c = META.collections[state.index], g = GEO[c.variant], nd = nodes[i];
     view.querySelector(".board-slot").innerHTML = boardSvg(g, nd);
     view.querySelector(".info").innerHTML = infoHtml(g, c, nd);
-    const cursor = view.querySelector("svg.graph .cursor");
-    const x = gx(i, nodes.length).toFixed(1);
-    cursor.setAttribute("x1", x);
-    cursor.setAttribute("x2", x);
+    moveCursor(view.querySelector("svg.graph"), i, nodes.length);
     for (const el of view.querySelectorAll(".moves .cur")) el.classList.remove("cur");
     const mv = view.querySelector(`.moves .mv[data-i="${i}"]`);
     if (mv) {
@@ -445,9 +297,7 @@
     const graph = e.target.closest("svg.graph");
     if (graph) {
       if (item) { select(parseInt(item.dataset.i, 10)); return; }
-      const r = graph.getBoundingClientRect(), n = state.nodes.length;
-      const x = (e.clientX - r.left) * GW / r.width;
-      select(n > 1 ? Math.round((x - GP) * (n - 1) / (GW - 2 * GP)) : 0);
+      select(graphIndex(graph, e.clientX, state.nodes.length));
     }
   });
   view.addEventListener("change", (e) => {
