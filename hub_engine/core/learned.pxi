@@ -14,7 +14,12 @@
 # Scalars: per-side counts (LEARNED_SCALARS), weighted by their difference side 0 - side 1.
 # Every weight has a middlegame and an endgame value; the two sums are blended by the number of
 # men (24 men: all middlegame, 0: all endgame) and divided by 24 * LEARNED_RES (weights are in
-# 1/LEARNED_RES of a centi-man). hub_engine/learn/features.py computes the same in numpy; the
+# 1/LEARNED_RES of a centi-man).
+#
+# Ending values (optional, weight files of format 2): one int16 value in centi-men per material
+# signature (men and kings of the side to move and of the other, capped; a king of each side on
+# the long diagonal), which eval.pxi adds, from the side to move's view, at positions of at most
+# ENDING_PIECES pieces. hub_engine/learn/features.py computes the same in numpy; the
 # tests hold the two equal.
 
 from libc.stdint cimport int16_t, int8_t
