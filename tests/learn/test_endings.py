@@ -70,25 +70,25 @@ def test_max_value_caps_the_values():
 def test_weight_file_with_endings_round_trips_and_plays(tmp_path, monkeypatch):
     rng = random.Random("file")
     values = random_values(rng, 300)
-    scales = [rng.randint(-E.B_MAX, E.B_MAX) for _ in range(P.ENDING_ENTRIES)]
+    ending_values = [rng.randint(-E.B_MAX, E.B_MAX) for _ in range(P.ENDING_ENTRIES)]
     path = tmp_path / "learned-brazilian.bin"
-    path.write_bytes(encode("brazilian", values, {"k": 200}, scales))
+    path.write_bytes(encode("brazilian", values, {"k": 200}, ending_values))
     header, v, e = read_weights(path)
-    assert list(v) == values and list(e) == scales and header["endings"]["entries"] == P.ENDING_ENTRIES
+    assert list(v) == values and list(e) == ending_values and header["endings"]["entries"] == P.ENDING_ENTRIES
     monkeypatch.setenv("HUB_ENGINE_WEIGHTS_DIR", str(tmp_path))
     learned, v1 = evaluation("brazilian", "learned"), evaluation("brazilian", "learned-v1")
     assert "endings" in learned and "endings" not in v1
-    # a file without scales (format 1) still reads, and gives no scales
+    # a file without ending values (format 1) still reads, and gives none
     plain = tmp_path / "plain.bin"
     plain.write_bytes(encode("brazilian", values))
     assert plain.read_bytes()[4] == 1 and read_weights(plain)[2] is None
     assert "endings" not in evaluation("brazilian", str(plain))
     with pytest.raises(ValueError, match="ending values need"):
-        encode("brazilian", values, None, scales[:-1])
+        encode("brazilian", values, None, ending_values[:-1])
 
 
-def test_fit_files_writes_scales_that_the_engine_reads(tmp_path):
-    """End to end on a little self-play: the written file carries the scales and the report."""
+def test_fit_files_writes_values_that_the_engine_reads(tmp_path):
+    """End to end on a little self-play: the written file carries the values and the report."""
     from hub_engine.learn.selfplay import SelfPlayConfig, selfplay
     from hub_engine.learn.weights import shipped_path
 
@@ -97,8 +97,8 @@ def test_fit_files_writes_scales_that_the_engine_reads(tmp_path):
     out = tmp_path / "w.bin"
     report = E.fit_files("portuguese", [tmp_path / "sp"], shipped_path("portuguese"), out,
                          tables_dir=str(tmp_path / "no-tables"), table_samples=3)
-    header, _values, scales = read_weights(out)
-    assert scales is not None and len(scales) == P.ENDING_ENTRIES
+    header, _values, ending_values = read_weights(out)
+    assert ending_values is not None and len(ending_values) == P.ENDING_ENTRIES
     assert header["notes"]["endings"]["table_samples"] == report["table_samples"] > 0
     assert report["positions"] > 0
     w = evaluation("portuguese", str(out))
