@@ -164,9 +164,10 @@ def build(settings: Settings, directory: Path | None = None, positions: int | No
           total: int | None = None, w: float = DEFAULT_W,
           ballot_priority: float = DEFAULT_BALLOT_PRIORITY, extra_roots: list = (),
           workers: int = 1, scheduler=None, progress: bool | None = None,
-          save_every: float = SAVE_EVERY) -> dict:
+          save_every: float = SAVE_EVERY, analyser=None) -> dict:
     """Score `positions` more positions (or up to `total` in all) and write the book file;
-    returns the run's figures. KeyboardInterrupt: the book is written, then re-raised."""
+    returns the run's figures. KeyboardInterrupt: the book is written, then re-raised.
+    analyser(task, limits) -> {"score", "depth", "nodes"} replaces the search (tests)."""
     from hub_engine.analysis.analyse import _connect, _run_dask, _run_inline, _run_pool
     from hub_engine.rules.variants import get_variant
 
@@ -185,11 +186,11 @@ def build(settings: Settings, directory: Path | None = None, positions: int | No
         limits = {"ruleset": settings.ruleset, "eval": settings.eval, "nodes": settings.nodes}
         if scheduler is not None:
             client = _connect(scheduler)
-            stream = _run_dask(jobs, limits, score_task, client)
+            stream = _run_dask(jobs, limits, analyser or score_task, client)
         elif workers <= 1:
-            stream = _run_inline(jobs, limits, score_task)
+            stream = _run_inline(jobs, limits, analyser or score_task)
         else:
-            stream = _run_pool(jobs, limits, score_task, workers)
+            stream = _run_pool(jobs, limits, analyser or score_task, workers)
         fp = int(header["fingerprint"], 16)
         book_file = store.book_path(directory, settings.ruleset)
         t0 = last_save = time.monotonic()
