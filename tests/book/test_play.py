@@ -9,6 +9,7 @@ import pytest
 from conftest import fake_analyser
 from hub_engine.book import store
 from hub_engine.book.build import Settings, build
+from hub_engine.book.keys import position_key
 from hub_engine.book.play import BookMove, EngineBook, choose, load_book
 from hub_engine.engine.engine import parse_bool, parse_int
 from hub_engine.rules.position import Game, Position
@@ -52,10 +53,11 @@ def test_probe_follows_the_game_and_book_ply(books):
     assert [m.move.hub() for m in eb.probe(spanish)] == [m.move.hub() for m in moves]
     game.play(moves[0].move)                       # the best move's position: expanded next
     assert eb.probe(game) is not None
-    game.play(game.legal_moves()[-1])
+    book = eb.book(game.variant)
     game.undo()
-    game.undo()
-    game.play(moves[-1].move)                      # the worst move's: a leaf of the book
+    leaves = [m.move for m in moves if not book.entry(position_key(game.position.play(m.move)))[1]]
+    assert leaves                                  # 80 positions: some first moves are leaves
+    game.play(leaves[0])
     assert eb.probe(game) is None
 
 
