@@ -31,7 +31,8 @@ from hub_engine.book import store
 from hub_engine.book.fileformat import EXPANDED, BookData, BookFileError, read_book, rules_fingerprint
 from hub_engine.book.keys import board_key, negate
 from hub_engine.tables.fileformat import existing
-from protocol import ParamSpec
+from hub_engine.core import score_to_hub
+from protocol import Info, ParamSpec
 
 DEFAULT_PLY = 40
 MAX_PLY = 1000
@@ -177,3 +178,21 @@ class EngineBook:
 
     def pick(self, moves: list[BookMove], margin: int | None = None) -> BookMove:
         return choose(moves, self.margin if margin is None else margin, self.rng)
+
+    def decide(self, game, mode: str, multipv: int, skill: int, max_skill: int
+               ) -> BookMove | None:
+        """The book's answer to a `go`, or None to search: only `go think` with one line;
+        below full skill the margin widens by 10 centi-men a level (at least book-margin)."""
+        if mode != "think" or multipv > 1:
+            return None
+        moves = self.probe(game)
+        if not moves:
+            return None
+        margin = self.margin if skill >= max_skill else max(self.margin, (max_skill - skill) * 10)
+        return self.pick(moves, margin)
+
+
+def book_info(move: BookMove, notation: str) -> Info:
+    """The `info` line of a book move: depth 0 and nodes 0 say that no search was made."""
+    return Info(depth=0, score=score_to_hub(move.value), nodes=0, time=0.0,
+                pv=[move.move.hub(notation)])

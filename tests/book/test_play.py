@@ -83,3 +83,24 @@ def test_a_bad_book_is_refused_and_the_packaged_one_is_tried(books, tmp_path):
     book, errors = load_book(get_variant("portuguese"), str(books))
     assert errors == [] and book is not None
     assert book.moves(Position.start("portuguese")) is not None
+
+
+def test_decide_uses_the_book_for_think_with_one_line_only(books):
+    eb = EngineBook()
+    eb.set_param("book-path", str(books), parse_bool, parse_int)
+    eb.set_param("book-margin", "0", parse_bool, parse_int)
+    game = Game("portuguese")
+    best = eb.probe(game)[0]
+    assert eb.decide(game, "think", 1, 20, 20).move == best.move
+    for mode, multipv in (("analyze", 1), ("ponder", 1), ("think", 2)):
+        assert eb.decide(game, mode, multipv, 20, 20) is None
+    margins = []
+    eb.pick = lambda moves, margin=None: margins.append(margin) or moves[0]
+    for level in (20, 19, 15, 1):
+        eb.decide(game, "think", 1, level, 20)
+    assert margins == [0, 10, 50, 190]      # below skill 20: 10 centi-men a level
+    from hub_engine.book.play import book_info
+
+    info = book_info(best, "variant")
+    assert (info.depth, info.nodes, info.pv) == (0, 0, [best.move.hub()])
+    assert info.score == round(best.value / 100, 2)
