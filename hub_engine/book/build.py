@@ -3,8 +3,8 @@
 The roots are the start position and every ballot of the rule-set's ballot sets
 (hub_engine.book.ballots), plus any given with --ballots. Each root is scored and expanded first;
 after that the leaf of least priority is expanded: each of its children is scored by a search of
-a fixed node budget (hub_engine.book.score). The searches run on the analysis executors (a local
-process pool, in this process with one worker, or a Dask cluster), a few at a time per worker, so
+a fixed node budget (hub_engine.book.score). The searches run on hub_engine.executors (in this
+process with one worker, a local process pool, or a Dask cluster), a few at a time per worker, so
 a build with several workers expands several leaves at once.
 
 Every scored position is appended to the build's log (hub_engine.book.worklog) as soon as its
@@ -27,7 +27,7 @@ from typing import Iterator
 from hub_engine.book import ballots as ballot_data
 from hub_engine.book import store
 from hub_engine.book.fileformat import EXPANDED, BookData, Header, rules_fingerprint, write_book
-from hub_engine.book.score import eval_id, score_task
+from hub_engine.book.score import eval_id, run_job
 from hub_engine.book.tree import DEFAULT_W, EXPANDED as NODE_EXPANDED, Tree, potential
 from hub_engine.book.worklog import WorkLog, read_log
 
@@ -168,7 +168,7 @@ def build(settings: Settings, directory: Path | None = None, positions: int | No
     """Score `positions` more positions (or up to `total` in all) and write the book file;
     returns the run's figures. KeyboardInterrupt: the book is written, then re-raised.
     analyser(task, limits) -> {"score", "depth", "nodes"} replaces the search (tests)."""
-    from hub_engine.analysis.analyse import _connect, _run_dask, _run_inline, _run_pool
+    from hub_engine.executors import connect, run_dask, run_inline, run_pool
     from hub_engine.rules.variants import get_variant
 
     directory = store.books_dir(directory)
@@ -185,12 +185,12 @@ def build(settings: Settings, directory: Path | None = None, positions: int | No
         jobs = Jobs(tree, roots, variant, target)
         limits = {"ruleset": settings.ruleset, "eval": settings.eval, "nodes": settings.nodes}
         if scheduler is not None:
-            client = _connect(scheduler)
-            stream = _run_dask(jobs, limits, analyser or score_task, client)
+            client = connect(scheduler)
+            stream = run_dask(jobs, run_job, (limits, analyser), client)
         elif workers <= 1:
-            stream = _run_inline(jobs, limits, analyser or score_task)
+            stream = run_inline(jobs, run_job, limits, analyser)
         else:
-            stream = _run_pool(jobs, limits, analyser or score_task, workers)
+            stream = run_pool(jobs, run_job, (limits, analyser), workers)
         fp = int(header["fingerprint"], 16)
         book_file = store.book_path(directory, settings.ruleset)
         t0 = last_save = time.monotonic()

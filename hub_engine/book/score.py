@@ -78,8 +78,17 @@ def search_score(searcher, board, nodes: int) -> tuple[int, int, int]:
     return score, depth_done, used
 
 
+def run_job(task: dict, limits: dict, scorer=None) -> dict:
+    """Worker entry point (hub_engine.executors): the scorer's answer (default score_task), or
+    {"error": message}; never raises."""
+    try:
+        return (scorer or score_task)(task, limits)
+    except Exception as exc:          # reported to the builder, which stops with it
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
 def score_task(task: dict, limits: dict) -> dict:
-    """Worker entry point (the analysis executors' analyser): score task["position"]."""
+    """Score task["position"] with this worker's searcher."""
     from hub_engine.rules.position import Position
 
     searcher = _searcher(limits["ruleset"], limits["eval"])

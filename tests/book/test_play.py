@@ -11,7 +11,7 @@ from hub_engine.book import store
 from hub_engine.book.build import Settings, build
 from hub_engine.book.keys import position_key
 from hub_engine.book.play import BookMove, EngineBook, choose, load_book
-from hub_engine.engine.engine import parse_bool, parse_int
+from hub_engine.engine.params import parse_bool, parse_int
 from hub_engine.rules.position import Game, Position
 from hub_engine.rules.variants import get_variant
 
