@@ -27,12 +27,13 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
 
+from loguru import logger
+
 from hub_engine.book import store
 from hub_engine.book.fileformat import EXPANDED, BookData, BookFileError, read_book, rules_fingerprint
 from hub_engine.book.keys import board_key, negate
 from hub_engine.tables.fileformat import existing
-from hub_engine.core import score_to_hub
-from protocol import Info, ParamSpec
+from protocol import ParamSpec
 
 DEFAULT_PLY = 40
 MAX_PLY = 1000
@@ -166,7 +167,8 @@ class EngineBook:
         return errors
 
     def book(self, variant) -> Book | None:
-        self.load(variant)
+        for message in self.load(variant):        # (init reports these to the client)
+            logger.warning(message)
         return self._cache[(variant.name, self.path)]
 
     def probe(self, game) -> list[BookMove] | None:
@@ -191,8 +193,3 @@ class EngineBook:
         margin = self.margin if skill >= max_skill else max(self.margin, (max_skill - skill) * 10)
         return self.pick(moves, margin)
 
-
-def book_info(move: BookMove, notation: str) -> Info:
-    """The `info` line of a book move: depth 0 and nodes 0 say that no search was made."""
-    return Info(depth=0, score=score_to_hub(move.value), nodes=0, time=0.0,
-                pv=[move.move.hub(notation)])

@@ -102,7 +102,8 @@ def test_no_legal_move_gives_none():
 
 def test_a_book_move_answers_go_think_at_once_and_only_think():
     """The root decision consults the book before searching: a `go think` gets the book's move
-    with no search (no `info`); `go analyze` still searches; a position the book lacks too."""
+    with no search (one `info` line, depth 0, nodes 0); `go analyze` still searches; a position
+    the book lacks too."""
     e = make_engine()
     e.set_position(None, ["9-13"])
     legal = e.game.position.legal_moves()
@@ -111,12 +112,13 @@ def test_a_book_move_answers_go_think_at_once_and_only_think():
 
     def book(game):
         asked.append(game.position.hub())
-        return chosen if len(game.moves) == 1 else None
+        return (chosen, 0.25) if len(game.moves) == 1 else None
 
     e.book = book
     t0 = time.monotonic()
     result, infos = search(e, time=100.0)
-    assert time.monotonic() - t0 < 0.1 and not infos
+    assert time.monotonic() - t0 < 0.1
+    assert [(i.depth, i.nodes, i.score, i.pv) for i in infos] == [(0, 0, 0.25, [str(chosen)])]
     assert result.move == str(chosen) and asked == [e.game.position.hub()]
     _, infos = search(e, "analyze", depth=3)
     assert infos and len(asked) == 1                 # analysis never asks the book

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from conftest import fake_score
+from book_helpers import fake_score
 from hub_engine.book.keys import negate
 from hub_engine.book.tree import EXPANDED, LEAF, Tree
 from hub_engine.rules.position import Position

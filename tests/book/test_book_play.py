@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import fake_analyser
+from book_helpers import fake_analyser
 from hub_engine.book import store
 from hub_engine.book.build import Settings, build
 from hub_engine.book.keys import position_key
@@ -99,8 +99,3 @@ def test_decide_uses_the_book_for_think_with_one_line_only(books):
     for level in (20, 19, 15, 1):
         eb.decide(game, "think", 1, level, 20)
     assert margins == [0, 10, 50, 190]      # below skill 20: 10 centi-men a level
-    from hub_engine.book.play import book_info
-
-    info = book_info(best, "variant")
-    assert (info.depth, info.nodes, info.pv) == (0, 0, [best.move.hub()])
-    assert info.score == round(best.value / 100, 2)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import fake_analyser, fake_score
+from book_helpers import fake_analyser, fake_score
 from hub_engine.book import store
 from hub_engine.book.build import Settings, build, read_roots
 from hub_engine.book.fileformat import read_book, rules_fingerprint
