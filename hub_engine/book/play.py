@@ -181,6 +181,12 @@ class EngineBook:
     def pick(self, moves: list[BookMove], margin: int | None = None) -> BookMove:
         return choose(moves, self.margin if margin is None else margin, self.rng)
 
+    def reply(self, game, move) -> object | None:
+        """The book's best reply to `move` (a ponder move), or None."""
+        book = self.book(game.variant)
+        moves = None if book is None else book.moves(game.position.play(move))
+        return moves[0].move if moves else None
+
     def decide(self, game, mode: str, multipv: int, skill: int, max_skill: int
                ) -> BookMove | None:
         """The book's answer to a `go`, or None to search: only `go think` with one line;

@@ -113,12 +113,15 @@ class Engine:
         self.settings.notation = other
         self.game = game
 
-    def _book_move(self, game: Game) -> tuple[Move, float] | None:
-        """The opening book's move and score here (hub_engine/book/play.py decides: `go think`
-        with one line, a wider margin below skill 20), or None."""
+    def _book_move(self, game: Game) -> tuple[Move, float, Move | None] | None:
+        """The opening book's move, its score and the book's best reply here
+        (hub_engine/book/play.py decides: `go think` with one line, a wider margin below
+        skill 20), or None."""
         s = self.settings
         found = s.book.decide(game, "think", s.multipv, s.skill, skill.MAX_SKILL)
-        return None if found is None else (found.move, score_to_hub(found.value))
+        if found is None:
+            return None
+        return found.move, score_to_hub(found.value), s.book.reply(game, found.move)
 
     # -- protocol: search ---------------------------------------------------------------------
     def stop(self) -> None:

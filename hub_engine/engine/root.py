@@ -24,9 +24,9 @@ from protocol import Info, Limits, SearchResult
 MAX_DEPTH = 100           # `level depth=` is clamped to 1..MAX_DEPTH
 MAX_NODES = 10**18        # ... and `nodes=` to 1..MAX_NODES (the core counts in 64 bits)
 
-# An opening book: the move to play in a game's position and its book score (men, the side to
-# move's view), or None when the book has none.
-Book = Callable[[Game], "tuple[Move, float] | None"]
+# An opening book: the move to play in a game's position, its book score (men, the side to
+# move's view) and the book's best reply to it (or None), or None when the book has no move.
+Book = Callable[[Game], "tuple[Move, float, Move | None] | None"]
 
 # A line of an iteration: (score in internal units, legal moves, mean depth reached)
 Line = tuple[int, list, float]
@@ -59,7 +59,8 @@ def answer_at_once(game: Game, limits: Limits, mode: str, notation: str,
       an unlimited `go think` still search, to show a score and a line).
     - `go think` with a `book`: the book's move when it has one. This is where an opening
       book is consulted, before any search and before the clock is armed; a book move is
-      answered at once, after one `info` line with its score and `depth=0 nodes=0` (no search).
+      answered at once, after one `info` line with its score and `depth=0 nodes=0` (no search);
+      the book's best reply, when it has one, is the ponder move.
     """
     legal = game.position.legal_moves()
     if not legal:
@@ -71,12 +72,13 @@ def answer_at_once(game: Game, limits: Limits, mode: str, notation: str,
     if book is not None:
         found = book(game)
         if found is not None:
-            move, score = found
+            move, score, reply = found
             if move not in legal:
                 raise ValueError(f"the book's move {move} is not legal here")
+            pv = [move.hub(notation)] + ([reply.hub(notation)] if reply is not None else [])
             if on_info is not None:
-                on_info(Info(depth=0, score=score, nodes=0, time=0.0, pv=[move.hub(notation)]))
-            return SearchResult(move.hub(notation))
+                on_info(Info(depth=0, score=score, nodes=0, time=0.0, pv=pv))
+            return SearchResult(pv[0], pv[1] if len(pv) > 1 else None)
     return None
 
 

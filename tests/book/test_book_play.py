@@ -99,3 +99,14 @@ def test_decide_uses_the_book_for_think_with_one_line_only(books):
     for level in (20, 19, 15, 1):
         eb.decide(game, "think", 1, level, 20)
     assert margins == [0, 10, 50, 190]      # below skill 20: 10 centi-men a level
+
+
+def test_the_reply_is_the_books_best_move_after_the_move(books):
+    eb = EngineBook()
+    eb.set_param("book-path", str(books), parse_bool, parse_int)
+    game = Game("portuguese")
+    moves = eb.probe(game)
+    after = game.position.play(moves[0].move)
+    assert eb.reply(game, moves[0].move) == eb.book(game.variant).moves(after)[0].move
+    leaf = [m.move for m in moves if eb.book(game.variant).moves(game.position.play(m.move)) is None]
+    assert eb.reply(game, leaf[0]) is None

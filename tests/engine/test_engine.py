@@ -10,9 +10,11 @@ from protocol import Limits
 
 
 def make_engine(variant: str = "russian") -> Engine:
+    """An engine that searches every move (the opening book off: tests/book tests the book)."""
     e = Engine()
     e.set_param("variant", variant)
     e.set_param("tt-size", "16")
+    e.set_param("book", "false")
     e.init()
     return e
 
@@ -112,7 +114,7 @@ def test_a_book_move_answers_go_think_at_once_and_only_think():
 
     def book(game):
         asked.append(game.position.hub())
-        return (chosen, 0.25) if len(game.moves) == 1 else None
+        return (chosen, 0.25, None) if len(game.moves) == 1 else None
 
     e.book = book
     t0 = time.monotonic()
@@ -177,6 +179,7 @@ def test_two_threads_search():
     e.set_param("variant", "brazilian")
     e.set_param("threads", "2")
     e.set_param("tt-size", "16")
+    e.set_param("book", "false")
     e.init()
     result, infos = search(e, depth=8)
     assert result.move is not None and infos[-1].depth == 8
