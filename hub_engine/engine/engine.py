@@ -113,6 +113,17 @@ class Engine:
         self.settings.notation = other
         self.game = game
 
+    def _ponder_in_book(self, limits: Limits, result: SearchResult, info: Info,
+                        on_info: Callable[[Info], None]) -> SearchResult:
+        """`go ponder` at a book position: nothing to search; once ponder-hit (or stop) comes,
+        the book's move, as `go think` would answer it."""
+        self.clock.arm(limits, "ponder")
+        halt, hit = self.searchers.halt, self.clock.running
+        while not halt.is_set() and not hit.is_set():
+            halt.wait(0.01)
+        on_info(info)
+        return result
+
     def _book_move(self, game: Game) -> tuple[Move, float, Move | None] | None:
         """The opening book's move, its score and the book's best reply here
         (hub_engine/book/play.py decides: `go think` with one line, a wider margin below
@@ -162,6 +173,10 @@ class Engine:
         answer = root.answer_at_once(self.game, limits, mode, notation, self.book, on_info)
         if answer is not None:
             return answer
+        if mode == "ponder":
+            booked = root.from_book(self.game, notation, self.book)
+            if booked is not None:
+                return self._ponder_in_book(limits, *booked, on_info)
         plan = root.plan(settings, self.game, limits, mode, self.searchers.every())
         self._search_now = running = Deepening(self.searchers, self.clock, plan, notation,
                                                settings.multipv, on_info)

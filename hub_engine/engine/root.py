@@ -69,17 +69,27 @@ def answer_at_once(game: Game, limits: Limits, mode: str, notation: str,
         return None
     if len(legal) == 1 and not limits.is_unlimited():
         return SearchResult(legal[0].hub(notation))
-    if book is not None:
-        found = book(game)
-        if found is not None:
-            move, score, reply = found
-            if move not in legal:
-                raise ValueError(f"the book's move {move} is not legal here")
-            pv = [move.hub(notation)] + ([reply.hub(notation)] if reply is not None else [])
-            if on_info is not None:
-                on_info(Info(depth=0, score=score, nodes=0, time=0.0, pv=pv))
-            return SearchResult(pv[0], pv[1] if len(pv) > 1 else None)
+    booked = from_book(game, notation, book)
+    if booked is not None:
+        result, info = booked
+        if on_info is not None:
+            on_info(info)
+        return result
     return None
+
+
+def from_book(game: Game, notation: str, book: Book | None) -> tuple[SearchResult, Info] | None:
+    """The book's answer here and its `info` (depth 0, nodes 0: no search; the pv is the move
+    and the book's best reply, which is also the ponder move), or None."""
+    found = book(game) if book is not None else None
+    if found is None:
+        return None
+    move, score, reply = found
+    if move not in game.position.legal_moves():
+        raise ValueError(f"the book's move {move} is not legal here")
+    pv = [move.hub(notation)] + ([reply.hub(notation)] if reply is not None else [])
+    return (SearchResult(pv[0], pv[1] if len(pv) > 1 else None),
+            Info(depth=0, score=score, nodes=0, time=0.0, pv=pv))
 
 
 @dataclass(frozen=True)

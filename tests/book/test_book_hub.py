@@ -135,3 +135,19 @@ def test_pydraughts_plays_a_game_with_the_book_on(tmp_path):
             board.push(result.move)
     finally:
         assert close_pydraughts(engine) == 0
+
+
+def test_go_ponder_at_a_book_position_answers_from_the_book_after_ponder_hit(books):
+    best = book_moves(books)[0]
+    e = engine(books, **{"book-margin": "0"})
+    e.send("pos", "level time=60", "go ponder")
+    assert e.drain(wait=0.5) == []                 # pondering: no search, no answer yet
+    e.send("ponder-hit")
+    lines = [line.text for line in e.until("done")]
+    assert lines[0].startswith("info depth=0 ") and parse_fields(lines[-1])["move"] == best.move.hub()
+    e.send("pos", "level time=60", "go ponder")
+    time.sleep(0.2)
+    e.send("stop")
+    lines = [line.text for line in e.until("done")]
+    assert parse_fields(lines[-1])["move"] == best.move.hub()
+    assert e.quit() == 0
