@@ -174,9 +174,10 @@ def build(settings: Settings, directory: Path | None = None, positions: int | No
     directory = store.books_dir(directory)
     variant = get_variant(settings.ruleset)
     header = settings.header()
-    log = WorkLog(store.log_path(directory, settings.ruleset), header)
-    client = None
+    client = connect(scheduler) if scheduler is not None else None    # fail before any work
+    log = None
     try:
+        log = WorkLog(store.log_path(directory, settings.ruleset), header)
         tree, roots, new_roots = load_tree(settings, directory, w, ballot_priority, extra_roots)
         for hub, label in new_roots:
             log.root(hub, label)
@@ -184,8 +185,7 @@ def build(settings: Settings, directory: Path | None = None, positions: int | No
         target = total if total is not None else before + (positions or 0)
         jobs = Jobs(tree, roots, variant, target)
         limits = {"ruleset": settings.ruleset, "eval": settings.eval, "nodes": settings.nodes}
-        if scheduler is not None:
-            client = connect(scheduler)
+        if client is not None:
             stream = run_dask(jobs, run_job, (limits, analyser), client)
         elif workers <= 1:
             stream = run_inline(jobs, run_job, limits, analyser)
@@ -249,6 +249,7 @@ def build(settings: Settings, directory: Path | None = None, positions: int | No
             raise KeyboardInterrupt
         return summary
     finally:
-        log.close()
+        if log is not None:
+            log.close()
         if client is not None and client is not scheduler:
             client.close()
