@@ -194,6 +194,9 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     from hub_engine.tables import cli as tables_cli
 
     tables_cli.add_parser(sub)
+    from hub_engine.book import cli as book_cli
+
+    book_cli.add_parser(sub)
     from hub_engine.gui import command as gui_command
 
     gui_command.add_parser(sub)

@@ -24,6 +24,8 @@ is done (so in the order positions finish, not the input order):
                      game's result (the PDN Result tag); records written before it had this
                      name call it `result`, and are read as if they said `outcome`.
     table     str?   win / draw / loss when the endgame tables hold the position exactly
+    book      bool   the opening book holds the position with all its moves (the engine would
+                     play it from the book; the analysis searches it all the same)
     multipv   [dict] with multipv N > 1 only: the N best moves, best first, each
                      {"move", "score", "pv"} (the first is `best`, `score`, `pv`)
     limits    dict   the search limits: {"depth": ..., "nodes": ..., "move_time": ...} (and
@@ -80,6 +82,7 @@ def make_record(task: dict, res: dict, limits: dict, engine: str) -> dict:
             "score": score, "pv": list(res.get("pv") or []), "depth": int(res.get("depth") or 0),
             "nodes": int(res.get("nodes") or 0), "played_score": played_score, "loss": loss,
             "class": classify(loss), "outcome": res.get("outcome"), "table": res.get("table"),
+            "book": bool(res.get("book")),
             **({"multipv": res["multipv"]} if res.get("multipv") else {}),
             "limits": dict(limits), "engine": engine, "time": float(res.get("time") or 0.0)}
 

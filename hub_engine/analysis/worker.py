@@ -94,7 +94,8 @@ def engine_analyser(task: dict, limits: dict) -> dict:
            "depth": info.depth if info else 0,
            "nodes": info.nodes if info else 0,
            "played_score": None,
-           "table": e.settings.tables.table_result(e.game)}
+           "table": e.settings.tables.table_result(e.game),
+           "book": e.settings.book.probe(e.game) is not None}
     if e.settings.multipv > 1:
         out["multipv"] = [{"move": i.pv[0], "score": round(i.score, 2), "pv": list(i.pv)}
                           for i in lines if i.pv and i.score is not None]

@@ -21,13 +21,14 @@ from typing import Callable
 from loguru import logger
 
 from hub_engine import __version__
-from hub_engine.engine import root
+from hub_engine.core import score_to_hub
+from hub_engine.engine import root, skill
 from hub_engine.engine.clock import Clock
 from hub_engine.engine.deepening import Deepening
 from hub_engine.engine.params import Settings
 from hub_engine.engine.replay import Replayer
 from hub_engine.engine.threads import Searchers
-from hub_engine.rules.position import Game, IllegalMoveError, Position
+from hub_engine.rules.position import Game, IllegalMoveError, Move, Position
 from hub_engine.rules.variants import Variant
 from protocol import Info, Limits, ParamSpec, SearchResult
 
@@ -37,7 +38,7 @@ class Engine:
     def __init__(self) -> None:
         self.settings = Settings()
         self.game = Game(self.settings.variant)
-        self.book: root.Book | None = None          # an opening book, consulted for `go think`
+        self.book: root.Book | None = self._book_move   # consulted for `go think`
         self.searchers = Searchers()
         self.clock = Clock(on_hard_limit=self._time_up)
         self._replayer = Replayer()
@@ -69,8 +70,13 @@ class Engine:
     # -- protocol: lifecycle ------------------------------------------------------------------
     def init(self) -> None:
         """Allocate the transposition table and one searcher per thread (the heavy part); with
-        multipv > 1 also the searcher of the lines after the best, with a table of its own."""
+        multipv > 1 also the searcher of the lines after the best, with a table of its own;
+        load the opening book. A book file refused (damaged, foreign) is a ValueError after
+        all that is done: the session reports it and the engine plays on without it."""
         self.searchers.allocate(self.settings)
+        refused = self.settings.book.load(self.settings.variant)
+        if refused:
+            raise ValueError("; ".join(refused))
 
     def new_game(self) -> None:
         self.clock.overhead.forget()
@@ -107,6 +113,27 @@ class Engine:
         self.settings.notation = other
         self.game = game
 
+    def _ponder_in_book(self, limits: Limits, result: SearchResult, info: Info,
+                        on_info: Callable[[Info], None]) -> SearchResult:
+        """`go ponder` at a book position: nothing to search; once ponder-hit (or stop) comes,
+        the book's move, as `go think` would answer it."""
+        self.clock.arm(limits, "ponder")
+        halt, hit = self.searchers.halt, self.clock.running
+        while not halt.is_set() and not hit.is_set():
+            halt.wait(0.01)
+        on_info(info)
+        return result
+
+    def _book_move(self, game: Game) -> tuple[Move, float, Move | None] | None:
+        """The opening book's move, its score and the book's best reply here
+        (hub_engine/book/play.py decides: `go think` with one line, a wider margin below
+        skill 20), or None."""
+        s = self.settings
+        found = s.book.decide(game, "think", s.multipv, s.skill, skill.MAX_SKILL)
+        if found is None:
+            return None
+        return found.move, score_to_hub(found.value), s.book.reply(game, found.move)
+
     # -- protocol: search ---------------------------------------------------------------------
     def stop(self) -> None:
         self.searchers.stop()
@@ -141,11 +168,15 @@ class Engine:
     def _search(self, limits: Limits, mode: str, on_info: Callable[[Info], None]) -> SearchResult:
         settings, notation = self.settings, self.settings.notation
         if self.searchers.stale(settings):
-            self.init()
+            self.searchers.allocate(settings)
         self.searchers.new_search()
-        answer = root.answer_at_once(self.game, limits, mode, notation, self.book)
+        answer = root.answer_at_once(self.game, limits, mode, notation, self.book, on_info)
         if answer is not None:
             return answer
+        if mode == "ponder":
+            booked = root.from_book(self.game, notation, self.book)
+            if booked is not None:
+                return self._ponder_in_book(limits, *booked, on_info)
         plan = root.plan(settings, self.game, limits, mode, self.searchers.every())
         self._search_now = running = Deepening(self.searchers, self.clock, plan, notation,
                                                settings.multipv, on_info)

@@ -4,7 +4,8 @@
 lines and `set()` what a `set-param` does. A bad value raises ValueError (the session answers it
 with `error message="..."`) and leaves the setting as it was; an unknown name is ignored, as the
 protocol asks. The endgame tables' two parameters (bb-size, tables-path) are the tables' own
-(hub_engine/tables/play.py).
+(hub_engine/tables/play.py), the opening book's four (book, book-ply, book-margin, book-path)
+the book's (hub_engine/book/play.py).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from loguru import logger
 from hub_engine.engine import skill
 from hub_engine.learn.weights import EVAL_KINDS
 from hub_engine.rules.variants import VARIANTS, Variant, get_variant
+from hub_engine.book.play import EngineBook
 from hub_engine.tables.play import EngineTables
 from protocol import ParamSpec
 from protocol.errors import shorten
@@ -63,6 +65,7 @@ class Settings:
     skill: int = skill.MAX_SKILL
     eval: str = EVAL_KINDS[0]          # learned (shipped weights) or hand (eval.json)
     tables: EngineTables = field(default_factory=EngineTables)   # bb-size, tables-path
+    book: EngineBook = field(default_factory=EngineBook)   # book, book-ply, book-margin, book-path
 
     def specs(self) -> list[ParamSpec]:
         """The `param` lines, with the current values as defaults."""
@@ -76,6 +79,7 @@ class Settings:
             ParamSpec("skill", "int", self.skill, min=1, max=skill.MAX_SKILL),
             ParamSpec("eval", "enum", self.eval, values=list(EVAL_KINDS)),
             *self.tables.params(self.variant),
+            *self.book.params(),
         ]
 
     def set(self, name: str, value: str) -> None:
@@ -102,6 +106,8 @@ class Settings:
                 raise ValueError(f"bad value {value!r} for eval ({' or '.join(EVAL_KINDS)})")
             self.eval = value.strip().lower()
         elif self.tables.set_param(name, value):
+            pass
+        elif self.book.set_param(name, value, parse_bool, parse_int):
             pass
         else:
             logger.debug("ignoring unknown parameter {}={}", name, value)

@@ -24,8 +24,9 @@ from protocol import Info, Limits, SearchResult
 MAX_DEPTH = 100           # `level depth=` is clamped to 1..MAX_DEPTH
 MAX_NODES = 10**18        # ... and `nodes=` to 1..MAX_NODES (the core counts in 64 bits)
 
-# An opening book: the move to play in a game's position, or None when the book has none.
-Book = Callable[[Game], "Move | None"]
+# An opening book: the move to play in a game's position, its book score (men, the side to
+# move's view) and the book's best reply to it (or None), or None when the book has no move.
+Book = Callable[[Game], "tuple[Move, float, Move | None] | None"]
 
 # A line of an iteration: (score in internal units, legal moves, mean depth reached)
 Line = tuple[int, list, float]
@@ -49,7 +50,8 @@ def wants_lines(settings: Settings) -> bool:
 
 
 def answer_at_once(game: Game, limits: Limits, mode: str, notation: str,
-                   book: Book | None = None) -> SearchResult | None:
+                   book: Book | None = None,
+                   on_info: Callable[[Info], None] | None = None) -> SearchResult | None:
     """The answer to `go` when no search is needed, else None (search).
 
     - No legal move: the empty answer, whatever the mode (the game is over).
@@ -57,7 +59,8 @@ def answer_at_once(game: Game, limits: Limits, mode: str, notation: str,
       an unlimited `go think` still search, to show a score and a line).
     - `go think` with a `book`: the book's move when it has one. This is where an opening
       book is consulted, before any search and before the clock is armed; a book move is
-      answered like a forced move, with no `info` line.
+      answered at once, after one `info` line with its score and `depth=0 nodes=0` (no search);
+      the book's best reply, when it has one, is the ponder move.
     """
     legal = game.position.legal_moves()
     if not legal:
@@ -66,13 +69,27 @@ def answer_at_once(game: Game, limits: Limits, mode: str, notation: str,
         return None
     if len(legal) == 1 and not limits.is_unlimited():
         return SearchResult(legal[0].hub(notation))
-    if book is not None:
-        move = book(game)
-        if move is not None:
-            if move not in legal:
-                raise ValueError(f"the book's move {move} is not legal here")
-            return SearchResult(move.hub(notation))
+    booked = from_book(game, notation, book)
+    if booked is not None:
+        result, info = booked
+        if on_info is not None:
+            on_info(info)
+        return result
     return None
+
+
+def from_book(game: Game, notation: str, book: Book | None) -> tuple[SearchResult, Info] | None:
+    """The book's answer here and its `info` (depth 0, nodes 0: no search; the pv is the move
+    and the book's best reply, which is also the ponder move), or None."""
+    found = book(game) if book is not None else None
+    if found is None:
+        return None
+    move, score, reply = found
+    if move not in game.position.legal_moves():
+        raise ValueError(f"the book's move {move} is not legal here")
+    pv = [move.hub(notation)] + ([reply.hub(notation)] if reply is not None else [])
+    return (SearchResult(pv[0], pv[1] if len(pv) > 1 else None),
+            Info(depth=0, score=score, nodes=0, time=0.0, pv=pv))
 
 
 @dataclass(frozen=True)

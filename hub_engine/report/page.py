@@ -23,7 +23,7 @@ from hub_engine.report.records import Collection
 # the order of a node's fields in the page data (the script reads them by these positions);
 # "result" there is the record's `outcome`: the position's, never the game's result
 NODE_FIELDS = ("ply", "label", "side", "position", "played", "best", "score", "pv",
-               "played_score", "loss", "class", "depth", "nodes", "multipv", "result")
+               "played_score", "loss", "class", "depth", "nodes", "multipv", "result", "book")
 TEMPLATE_FIELD = re.compile(r"@([A-Z]+)@")
 
 
@@ -83,7 +83,8 @@ def node(rec: dict) -> list:
             _number_or_none(rec.get("played_score")), _number_or_none(rec.get("loss")),
             rec.get("class"), _number_or_none(rec.get("depth")),
             _number_or_none(rec.get("nodes")), multipv_lines(rec),
-            rec["outcome"] if isinstance(rec.get("outcome"), str) else None]
+            rec["outcome"] if isinstance(rec.get("outcome"), str) else None,
+            1 if rec.get("book") is True else 0]
 
 
 def title_of(c: Collection, tags: dict[str, str]) -> str:

@@ -29,7 +29,7 @@ SCHEMA = {
     "fen": str, "side": str, "played": (str, type(None)), "best": (str, type(None)),
     "score": float, "pv": list, "depth": int, "nodes": int, "played_score": (float, type(None)),
     "loss": (float, type(None)), "class": (str, type(None)), "outcome": (str, type(None)),
-    "table": (str, type(None)), "limits": dict, "engine": str, "time": float,
+    "table": (str, type(None)), "book": bool, "limits": dict, "engine": str, "time": float,
 }
 # plies of each game of games.pdn (14 moves and the final position; the broken game keeps 2 moves)
 EXPECTED_GAMES = {1: 15, 2: 15, 3: 15, 4: 15, 5: 15, 6: 3, 8: 3}

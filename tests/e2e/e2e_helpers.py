@@ -69,10 +69,12 @@ class HubProcess(HubClient):
     # -- set-up shortcuts ----------------------------------------------------------------
     def handshake(self, variant: str | None = None, tt_size: int = TT_SIZE,
                   extra: dict[str, str] | None = None) -> list[str]:
-        """hub ... wait, set-params, init ... ready; returns the `hub` answer lines."""
+        """hub ... wait, set-params, init ... ready; returns the `hub` answer lines. The opening
+        book is off unless `extra` turns it on: these tests check the search (tests/book, the
+        book)."""
         self.send("hub")
         hub_lines = [line.text for line in self.until("wait")]
-        params = {"tt-size": str(tt_size)}
+        params = {"tt-size": str(tt_size), "book": "false"}   # the search is under test here
         if variant:
             params["variant"] = variant
         params.update(extra or {})
@@ -209,13 +211,15 @@ def check_capture_order(move_text: str) -> None:
 
 # -- pydraughts ------------------------------------------------------------------------------
 def open_pydraughts(variant: str, options: dict[str, str] | None = None):
-    """A pydraughts HubEngine on our engine: hub, set-params (variant, small table), init."""
+    """A pydraughts HubEngine on our engine: hub, set-params (variant, small table, no opening
+    book unless `options` turn it on: the search is under test), init."""
     from draughts.engine import HubEngine
 
     engine = HubEngine(list(ENGINE_CMD), cwd=str(REPO))
     assert "variant" in engine.options and variant in engine.variants, \
         (engine.options, engine.variants)
-    engine.configure({"variant": variant, "tt-size": str(TT_SIZE), **(options or {})})
+    engine.configure({"variant": variant, "tt-size": str(TT_SIZE), "book": "false",
+                      **(options or {})})
     engine.init()
     return engine
 

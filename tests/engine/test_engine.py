@@ -10,9 +10,11 @@ from protocol import Limits
 
 
 def make_engine(variant: str = "russian") -> Engine:
+    """An engine that searches every move (the opening book off: tests/book tests the book)."""
     e = Engine()
     e.set_param("variant", variant)
     e.set_param("tt-size", "16")
+    e.set_param("book", "false")
     e.init()
     return e
 
@@ -102,7 +104,8 @@ def test_no_legal_move_gives_none():
 
 def test_a_book_move_answers_go_think_at_once_and_only_think():
     """The root decision consults the book before searching: a `go think` gets the book's move
-    with no search (no `info`); `go analyze` still searches; a position the book lacks too."""
+    with no search (one `info` line, depth 0, nodes 0); `go analyze` still searches; a position
+    the book lacks too."""
     e = make_engine()
     e.set_position(None, ["9-13"])
     legal = e.game.position.legal_moves()
@@ -111,12 +114,13 @@ def test_a_book_move_answers_go_think_at_once_and_only_think():
 
     def book(game):
         asked.append(game.position.hub())
-        return chosen if len(game.moves) == 1 else None
+        return (chosen, 0.25, None) if len(game.moves) == 1 else None
 
     e.book = book
     t0 = time.monotonic()
     result, infos = search(e, time=100.0)
-    assert time.monotonic() - t0 < 0.1 and not infos
+    assert time.monotonic() - t0 < 0.1
+    assert [(i.depth, i.nodes, i.score, i.pv) for i in infos] == [(0, 0, 0.25, [str(chosen)])]
     assert result.move == str(chosen) and asked == [e.game.position.hub()]
     _, infos = search(e, "analyze", depth=3)
     assert infos and len(asked) == 1                 # analysis never asks the book
@@ -175,6 +179,7 @@ def test_two_threads_search():
     e.set_param("variant", "brazilian")
     e.set_param("threads", "2")
     e.set_param("tt-size", "16")
+    e.set_param("book", "false")
     e.init()
     result, infos = search(e, depth=8)
     assert result.move is not None and infos[-1].depth == 8

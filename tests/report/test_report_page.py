@@ -252,3 +252,13 @@ def test_the_summary_says_which_engine_and_limits_made_the_records():
     text, _w = build_report(recs, tags={})
     assert ('<p class="engines">Analysed by hub-engine test at 0.5 s a position, 3 best moves; '
             'hub-engine test at depth 2.</p>') in text
+
+
+def test_book_positions_are_marked(engine_records):
+    marked = [dict(r, book=r["ply"] < 2) for r in engine_records]
+    text, _w = build_report(marked)
+    _meta, nodes = page_data(text)
+    flags = {(n["position"], n["ply"]): n["book"] for ns in nodes for n in ns}
+    assert flags and all(flags[(r["position"], r["ply"])] == (1 if r["ply"] < 2 else 0)
+                         for r in marked)
+    assert "Book position" in text and ".mv.book" in text

@@ -84,7 +84,8 @@ const boardNotation = notationOf, hubMoveText = moveText, drawBoard = boardSvg, 
       if (label && !(label.endsWith("...") && follows)) {
         out.push(`<span class="num">${esc(label)}</span>`);     // no break before its move
       }
-      out.push(`<span class="mv ${cls}" data-i="${i}">${esc(moveText(g, played))}` +
+      const book = nd[F.book] ? " book" : "";
+      out.push(`<span class="mv ${cls}${book}" data-i="${i}">${esc(moveText(g, played))}` +
                `${NAG[cls] || ""}</span> `);
     });
     return out.join("");
@@ -104,6 +105,10 @@ const boardNotation = notationOf, hubMoveText = moveText, drawBoard = boardSvg, 
     else if (nd[F.result] === "loss") where = `Final position, ${esc(cap(side))} to move: no legal move, lost`;
     else where = `Final position, ${esc(cap(side))} to move`;
     out.push(`<div class="where">${where}</div>`);
+    if (nd[F.book]) {
+      out.push('<div class="book-note hint">Book position: the engine plays here from its ' +
+               'opening book.</div>');
+    }
     if (played) {
       let p = `Played <b class="${cls || ""}">${esc(moveText(g, played))}${NAG[cls] || ""}</b>`;
       if (cls) p += ` <span class="${cls}">${cls}</span>`;

@@ -1,0 +1,183 @@
+"""`hub-engine book build|probe|info`: build a rule-set's book, look a position up, describe a
+book (counts, ballot coverage, the start position's main line)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from hub_engine.tables.slices import RULESETS
+
+
+def _ruleset(name: str) -> str:
+    from hub_engine.rules.variants import get_variant
+    from hub_engine.tables.slices import ruleset_of
+
+    return ruleset_of(get_variant(name))
+
+
+def add_parser(sub) -> None:
+    from hub_engine.book.build import DEFAULT_BALLOT_PRIORITY, DEFAULT_NODES, SAVE_EVERY
+    from hub_engine.book.tree import DEFAULT_W
+    from hub_engine.rules.variants import VARIANTS
+
+    book = sub.add_parser("book", help="opening books: build, probe, info (docs/book.md)")
+    book.set_defaults(handler=run)
+    steps = book.add_subparsers(dest="book_command", required=True, metavar="STEP",
+                                parser_class=type(book))
+    b = steps.add_parser("build", help="grow a rule-set's book by drop-out expansion (resumable)")
+    b.add_argument("--variant", required=True, choices=sorted(VARIANTS),
+                   help="rules of the book (spanish: the portuguese book)")
+    b.add_argument("--dir", help="books directory (default: $HUB_ENGINE_BOOKS or the user data "
+                                 "directory); the log is DIR/work/<rule-set>.log")
+    size = b.add_mutually_exclusive_group(required=True)
+    size.add_argument("--positions", type=int, help="score this many more positions")
+    size.add_argument("--total", type=int, help="score positions until the book holds this many")
+    b.add_argument("--nodes", type=int, default=DEFAULT_NODES,
+                   help="node budget of each scoring search (fixed for a book)")
+    b.add_argument("--eval", default="learned",
+                   help="evaluation of the searches: learned, hand or a weight file (fixed for "
+                        "a book)")
+    b.add_argument("--w", type=float, default=DEFAULT_W,
+                   help="drop-out weight: plies of priority per centi-man a move is behind the "
+                        "best (small: wide book, large: deep main lines)")
+    b.add_argument("--ballot-priority", type=float, default=DEFAULT_BALLOT_PRIORITY,
+                   help="priority of the ballot roots, in plies (the start position has 0)")
+    b.add_argument("--ballots", metavar="FILE", action="append", default=[],
+                   help="more roots: a file of positions (Hub string or PDN FEN, then a name)")
+    b.add_argument("--workers", type=int, default=1,
+                   help="local processes (1: search in this process)")
+    b.add_argument("--scheduler", metavar="ADDRESS",
+                   help="a Dask scheduler (tcp://host:port) instead of local processes")
+    b.add_argument("--save-every", type=float, default=SAVE_EVERY,
+                   help="seconds between book files written during the build")
+    b.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    for name, text in (("probe", "the book's moves at a position"),
+                       ("info", "what a book holds: counts, ballot coverage, main line")):
+        p = steps.add_parser(name, help=text)
+        p.add_argument("--variant", required=True, choices=sorted(VARIANTS), help="rules")
+        where = p.add_mutually_exclusive_group()
+        where.add_argument("--dir", help="books directory (default as the engine looks)")
+        where.add_argument("--file", help="a book file")
+        if name == "probe":
+            p.add_argument("--pos", help="Hub position string or PDN FEN (default: the start)")
+            p.add_argument("--moves", default="", help="moves played from there (Hub strings)")
+        else:
+            p.add_argument("--lines", type=int, default=30,
+                           help="plies of the start position's main line to print")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.book_command == "build":
+            return _build(args)
+        if args.book_command == "probe":
+            return _probe(args)
+        return _info(args)
+    except (ValueError, RuntimeError, OSError) as exc:
+        print(f"hub-engine: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hub-engine book: interrupted; the book was written; the same command resumes",
+              file=sys.stderr)
+        return 130
+
+
+def _build(args: argparse.Namespace) -> int:
+    from hub_engine.book.build import Settings, build, read_roots
+    from hub_engine.learn.weights import evaluation
+
+    ruleset = _ruleset(args.variant)
+    count = args.positions if args.positions is not None else args.total
+    if count < 0 or args.nodes < 1 or args.workers < 1 or args.w < 0:
+        raise ValueError("--positions/--total must be >= 0, --nodes and --workers positive, "
+                         "--w >= 0")
+    evaluation(ruleset, args.eval)             # a bad --eval fails here, not in the workers
+    extra = [r for path in args.ballots for r in read_roots(Path(path), ruleset)]
+    s = build(Settings(ruleset, args.nodes, args.eval), args.dir, positions=args.positions,
+              total=args.total, w=args.w, ballot_priority=args.ballot_priority,
+              extra_roots=extra, workers=args.workers, scheduler=args.scheduler,
+              progress=False if args.no_progress else None, save_every=args.save_every)
+    keys = ("ruleset", "scored", "total", "expanded", "seconds", "cpu_seconds",
+            "positions_per_hour", "positions_per_core_hour", "mean_depth", "mean_nodes", "book")
+    print(" ".join(f"{k}={s[k]}" for k in keys))
+    return 0
+
+
+def _open(args: argparse.Namespace):
+    from hub_engine.book.fileformat import read_book, rules_fingerprint
+    from hub_engine.book.play import DEFAULT_PATH, Book, load_book
+    from hub_engine.rules.variants import get_variant
+
+    variant = get_variant(args.variant)
+    if args.file:
+        data = read_book(Path(args.file), ruleset=_ruleset(args.variant),
+                         fingerprint=rules_fingerprint(variant.core_rules))
+        return variant, Book(data, Path(args.file))
+    book, errors = load_book(variant, args.dir or DEFAULT_PATH)
+    for e in errors:
+        print(f"hub-engine: {e}", file=sys.stderr)
+    if book is None:
+        raise ValueError(f"no book for {args.variant} (build one: hub-engine book build)")
+    return variant, book
+
+
+def _score(value: int) -> str:
+    from hub_engine.core import score_to_hub
+
+    return f"{score_to_hub(value):+.2f}"
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from hub_engine.book.keys import board_key
+    from hub_engine.rules.position import Game, Position
+
+    variant, book = _open(args)
+    game = Game(variant, Position.parse(variant, args.pos or "start"))
+    for text in args.moves.split():
+        game.play(text)
+    pos = game.position
+    entry = book.entry(board_key(pos.board))
+    print(f"position {pos.hub()} key {board_key(pos.board):016x}")
+    if entry is None:
+        print("not in the book")
+        return 1
+    value, expanded, height = entry
+    print(f"value {_score(value)} expanded {'yes' if expanded else 'no'} height {height}")
+    for m in book.moves(pos) or []:
+        print(f"{m.move.hub():>10} {_score(m.value)} height {m.height}")
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    from hub_engine.book.ballots import ballot_sets, read_set
+    from hub_engine.book.keys import board_key
+    from hub_engine.rules.position import Position
+
+    variant, book = _open(args)
+    h = book.header
+    print(f"file {book.source} ({os.path.getsize(book.source)} bytes)")
+    print(f"ruleset {h.ruleset} fingerprint {h.fingerprint:08x} entries {h.entries} "
+          f"expanded {h.expanded} nodes-per-search {h.nodes}")
+    for set_name in ballot_sets(h.ruleset):
+        entries = [book.entry(board_key(Position.from_hub(variant, b.position).board))
+                   for b in read_set(set_name)]
+        expanded = [e for e in entries if e is not None and e[1]]
+        heights = sorted(e[2] for e in expanded)
+        median = heights[len(heights) // 2] if heights else 0
+        print(f"ballots {set_name}: {len(expanded)}/{len(entries)} expanded, main line "
+              f"median {median} plies, min {heights[0] if heights else 0}")
+    pos = Position.start(variant)
+    line = []
+    while len(line) < args.lines:
+        moves = book.moves(pos)
+        if not moves:
+            break
+        line.append(f"{moves[0].move.hub()} ({_score(moves[0].value)})")
+        pos = pos.play(moves[0].move)
+    start = book.entry(board_key(Position.start(variant).board))
+    print(f"start: height {start[2] if start else 0}, main line {len(line)} plies: "
+          + " ".join(line))
+    return 0
