@@ -339,9 +339,15 @@ def test_the_engine_command_and_its_parameters_come_from_the_command_line(tmp_pa
     assert any(line.startswith("pos pos=W") for line in sent)
 
 
-def test_pondering_hit_and_miss(server):
+def test_pondering_hit_and_miss():
     """The engine's expected reply is pondered on; the expected move turns the ponder search
-    into the reply (no new search), another move replaces it."""
+    into the reply (no new search), another move replaces it. The book is off: a book position
+    is pondered without a search (tests/book), and the search is under test here."""
+    with board_server("--engine-param", "book=false") as server:
+        _ponder_hit_and_miss(server)
+
+
+def _ponder_hit_and_miss(server) -> None:
     ws = ws_connect(server)
     try:
         ready(ws)
