@@ -485,6 +485,10 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
         st.first_done = 1
         if score > best:
             best = score
+        # The best move changes only for a score above alpha: every move of a fail-low returns
+        # an upper bound, and the loosest of them says nothing about which move is best, so
+        # the first move (the last iteration's best) stays the move, the PV and the TT move.
+        if i == 0 or score > alpha:
             st.root_best = i
             if score > alpha:
                 alpha = score
