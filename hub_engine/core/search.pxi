@@ -348,6 +348,8 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         pick_next(moves, order, i, n)
         m = &moves[i]
         make_move(b, m, &child)
+        if depth >= 2:
+            tt_prefetch(st.tt, st.tt_mask, child.hash)   # the child probes it first thing
         next_counters(&st.r, b, m, &child, c, &cc)
         child_irrev = irrev
         if m.ncap or not ((b.kings >> m.frm) & 1):
