@@ -140,6 +140,24 @@ cdef inline bint has_capture(const Rules* r, const Board* b, int side) noexcept 
     return False
 
 
+cdef inline bint has_quiet(const Rules* r, const Board* b) noexcept nogil:
+    """Whether the side to move has a non-capturing move (count_quiet() > 0, without counting)."""
+    cdef int side = b.side, f, d
+    cdef bb empty = VALID & ~(b.pieces[0] | b.pieces[1])
+    cdef bb men = b.pieces[side] & ~b.kings
+    cdef bb kings = b.pieces[side] & b.kings
+    cdef int d0 = UL if side == 0 else DL
+    if (shift(men, DIR_OFFSET[d0]) | shift(men, DIR_OFFSET[d0 + 1])) & empty:
+        return True
+    while kings:
+        f = lsb(kings)
+        kings &= kings - 1
+        for d in range(4):
+            if (empty >> NB[d][f]) & 1:
+                return True
+    return False
+
+
 cdef inline void update_pv(SearchState* st, int ply, const Move* m) noexcept nogil:
     cdef Move* row = &st.pv[ply * MAX_PLY]
     cdef Move* child = &st.pv[(ply + 1) * MAX_PLY]
@@ -226,7 +244,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
     cdef Move* moves = &st.moves[ply * MAX_MOVES]
     cdef Board child
     cdef Counters cc
-    cdef int n, i, score, best
+    cdef int n, i, score, best, pieces
     st.pv_len[ply] = ply
     if out_of_time(st):
         return 0
@@ -253,8 +271,10 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
                     if alpha >= beta:
                         break
         return best
-    if st.tb_max and popcount(b.pieces[0] | b.pieces[1]) <= st.tb_max:
-        if tb_score(st.tb, &st.r, b, c, ply, &score, popcount(b.pieces[0] | b.pieces[1]) <= st.tb_plain_max):
+    if st.tb_max:
+        pieces = popcount(b.pieces[0] | b.pieces[1])
+        if pieces <= st.tb_max and tb_score(st.tb, &st.r, b, c, ply, &score,
+                                             pieces <= st.tb_plain_max):
             return score
     if qext > 0 and has_capture(&st.r, b, 1 - b.side):
         # the opponent threatens a capture: the static eval is not trustworthy, look one ply more
@@ -275,7 +295,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
                     if alpha >= beta:
                         break
         return best
-    if count_quiet(&st.r, b) == 0:
+    if not has_quiet(&st.r, b):
         return -(MATE_SCORE - ply)
     if qext == 0 and st.ev.threat and has_capture(&st.r, b, 1 - b.side):
         return evaluate(&st.ev, &st.r, b) - st.ev.threat
@@ -291,7 +311,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
     cdef TTHit hit
     cdef int n, i, score, best, best_i, new_depth, reduction, child_irrev, bound
     cdef int pv_node = beta - alpha > 1
-    cdef int orig_alpha, margin
+    cdef int orig_alpha, margin, pieces
     cdef int idx = st.hist_len + ply
     cdef uint32_t code
     cdef Move* m
@@ -317,8 +337,10 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         return 0
     if ply >= MAX_PLY - 2:
         return evaluate(&st.ev, &st.r, b)
-    if st.tb_max and popcount(b.pieces[0] | b.pieces[1]) <= st.tb_max and not has_capture(&st.r, b, b.side):
-        if tb_score(st.tb, &st.r, b, c, ply, &score, popcount(b.pieces[0] | b.pieces[1]) <= st.tb_plain_max):
+    if st.tb_max:
+        pieces = popcount(b.pieces[0] | b.pieces[1])
+        if (pieces <= st.tb_max and not has_capture(&st.r, b, b.side)
+                and tb_score(st.tb, &st.r, b, c, ply, &score, pieces <= st.tb_plain_max)):
             return score
 
     # mate distance pruning
