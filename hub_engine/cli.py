@@ -1,4 +1,5 @@
-"""Command line: `hub-engine [hub]` runs the Hub loop; `perft`, `bench`, `analyse`, `match` are tools.
+"""Command line: `hub-engine [hub]` runs the Hub loop; `perft`, `bench`, `analyse`, `match`,
+`tournament` and others are tools.
 
 stdout belongs to the protocol in Hub mode, and stderr stays silent there unless a log level is
 asked for: pydraughts (and so lidraughts-bot) merges the engine's stderr into the lines it reads
@@ -152,8 +153,8 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     if not tools:
         return p
 
-    from hub_engine.analysis import analyse
-    from hub_engine.matches import match
+    from hub_engine.analysis import cli as analyse_cli
+    from hub_engine.matches import match, tournament
     from hub_engine.engine.bench import DEFAULT_DEPTH
     from hub_engine.report import command as report_command
     from hub_engine.rules.variants import VARIANTS
@@ -179,8 +180,9 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     bench.add_argument("--bb-size", type=int_in(0, 6), default=0,
                        help="probe endgame tables up to this many pieces (default 0: off)")
     bench.add_argument("--tables-path", help="tables directory (with --bb-size)")
-    analyse.add_parser(sub)
+    analyse_cli.add_parser(sub)
     match.add_parser(sub)
+    tournament.add_parser(sub)
     report_command.add_parser(sub)
     from hub_engine.learn import cli as learn_cli
 

@@ -30,6 +30,7 @@ from typing import Callable, Iterator
 
 from hub_engine.learn.records import SOURCE_GAME, SOURCE_TABLE, Record, squares_mask
 from hub_engine.learn.tables_hook import TableProbe, table_probe
+from hub_engine.lifetime import exit_with_parent
 
 SETTINGS_FILE = "selfplay.json"
 TABLE_SCORE = 2000            # the score recorded for a table win (side to move's view)
@@ -268,7 +269,7 @@ def _run_pool(cfg: SelfPlayConfig, shards: list[int], workers: int) -> Iterator[
         for s in shards:
             yield play_shard(cfg, s)
         return
-    pool = ProcessPoolExecutor(max_workers=workers)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=exit_with_parent)
     pending = iter(shards)
     inflight: set = set()
     try:

@@ -19,19 +19,25 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
 import shlex
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from hub_engine.rules.position import Game, IllegalMoveError
+from hub_engine.matches import openings as opening_options
+from hub_engine.matches.engines import MatchEngine, parse_params
+from hub_engine.matches.games import (GameRecord, TimeControl, add_adjudication_arguments,
+                                      adjudication_of, pdn_text, play_game)
+from hub_engine.matches.openings import (choose_openings, is_balanced, opening_score,
+                                         random_openings, read_openings)
 from hub_engine.matches.sprt import SPRT
 from hub_engine.program import self_command
-from hub_engine.rules.notation import NotationError
 from hub_engine.rules.variants import VARIANTS, get_variant
-from protocol.client import EngineError, EngineTimeout, HubClient
+
+__all__ = ["GameRecord", "MatchEngine", "TimeControl", "is_balanced", "opening_score",
+           "parse_params", "pdn_text", "play_game", "random_openings", "read_openings",
+           "run_match", "self_command"]
 
 HANDSHAKE_TIMEOUT = 20.0    # seconds for `hub` -> `wait` and `init` -> `ready`
 
@@ -80,292 +86,7 @@ def summary_line(results: list[float]) -> str:
             f"elo={elo + 0.0:+.1f} +/- {margin:.1f} (95%)")
 
 
-# --- engines ---------------------------------------------------------------------------------
-
-class MatchEngine:
-    """One engine of the match: a Hub client plus the match's handshake and `go` exchange."""
-
-    def __init__(self, command: str, name: str, variant: str, params: list[tuple[str, str]],
-                 stderr=None):
-        self.command = command
-        self.name = name
-        self.variant = variant
-        self.params = params
-        self.client = HubClient(command, stderr_copy=stderr)
-        self.id_name = name
-        self.starts = 0
-
-    def start(self) -> None:
-        """Spawn and handshake: hub/wait, variant (when declared), set-params, init/ready."""
-        self.starts += 1
-        client = self.client.start()
-        client.send("hub")
-        declared_variant = False
-        for line in client.until("wait", HANDSHAKE_TIMEOUT):
-            words = line.text.split()
-            if words[:1] == ["id"]:
-                for w in words[1:]:
-                    if w.startswith("name="):
-                        self.id_name = w[5:].strip('"')
-            if words[:1] == ["param"] and "name=variant" in words:
-                declared_variant = True
-        if declared_variant:
-            client.send(f"set-param name=variant value={self.variant}")
-        for name, value in self.params:
-            client.send(f"set-param name={name} value={value}")
-        client.send("init")
-        client.until("ready", HANDSHAKE_TIMEOUT)
-
-    def alive(self) -> bool:
-        return self.client.alive()
-
-    def ensure_started(self) -> None:
-        if not self.alive():
-            self.client.kill()
-            try:
-                self.start()
-            except EngineError:
-                self.client.kill()
-                raise
-
-    def kill(self) -> None:
-        self.client.kill()
-
-    def quit(self) -> None:
-        self.client.quit(2.0)
-
-    def new_game(self) -> None:
-        self.client.send("new-game")
-
-    def go(self, start_pos: str, moves: list[str], level: str, timeout: float) -> tuple[str, float]:
-        """Send pos/level/go think; return (move, seconds from `pos` to `done`)."""
-        self.client.drain()             # stale output (e.g. info lines after a late done)
-        if not self.client.alive():
-            raise EngineError(f"the engine {self.client.describe_exit()}")
-        # the clock runs from the `pos` line: replaying the game is part of the engine's move
-        t0 = self.client.send(f'pos pos={start_pos} moves="{" ".join(moves)}"', f"level {level}",
-                              "go think")
-        done = self.client.until("done", timeout)[-1]
-        elapsed = done.at - t0
-        move = None
-        for word in done.text.split()[1:]:
-            if word.startswith("move="):
-                move = word[5:].strip('"')
-        if not move:
-            raise EngineError(f"no move in '{done.text}'")
-        return move, elapsed
-
-
-# --- openings --------------------------------------------------------------------------------
-
-def is_balanced(game: Game) -> bool:
-    """Equal material and no capture for the side to move: no side starts a piece up."""
-    s = game.position.setup()
-    if len(s.men0) + len(s.kings0) != len(s.men1) + len(s.kings1):
-        return False
-    return not any(m.is_capture for m in game.legal_moves())
-
-
-def opening_score(game: Game, depth: int) -> float:
-    """Our search's score of the position, in men for the side to move, at a fixed depth."""
-    from hub_engine.engine.bench import search_position
-
-    return search_position(game.variant.name, game.position.hub(), depth, tt_log2=16)["score"] / 100
-
-
-def random_openings(variant: str, count: int, plies: int, seed: int, balanced: bool = True,
-                    check_depth: int = 10, max_score: float = 0.5) -> list[list[str]]:
-    """count distinct openings of `plies` random legal plies from the start (fixed seed).
-
-    balanced keeps only lines that end with equal material and no capture to make, and (with
-    check_depth > 0) that our search at that depth scores within +/- max_score men: random plies
-    often walk into a shot (e.g. 12-16 24-20 11-14 20-15, where 14-19 wins a man by force).
-    """
-    rng = random.Random(seed)
-    found: list[list[str]] = []
-    seen: set[tuple[str, ...]] = set()
-    tries = 0
-    while len(found) < count and tries < count * 200:
-        tries += 1
-        game = Game(variant)
-        line: list[str] = []
-        for _ in range(plies):
-            legal = game.legal_moves()
-            if not legal or game.draw_reason():
-                break
-            m = rng.choice(legal)
-            game.play(m)
-            line.append(str(m))
-        if len(line) < plies or not game.legal_moves() or tuple(line) in seen:
-            continue
-        if balanced and not is_balanced(game):
-            continue
-        if balanced and check_depth > 0 and abs(opening_score(game, check_depth)) > max_score:
-            continue
-        seen.add(tuple(line))
-        found.append(line)
-    while len(found) < count:          # fewer distinct lines than asked: reuse them
-        found.append(list(found[len(found) % max(1, len(found))]) if found else [])
-    return found
-
-
-def read_openings(path: str, variant: str) -> list[list[str]]:
-    """One opening a line: Hub moves from the start separated by spaces; # starts a comment."""
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for raw in f:
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            moves = line.replace(",", " ").split()
-            game = Game(variant)
-            for m in moves:
-                game.play(m)           # raises on an illegal line: better than a silent bad set
-            out.append([str(m) for m in game.moves])
-    return out
-
-
-# --- one game --------------------------------------------------------------------------------
-
-@dataclass
-class TimeControl:
-    move_time: float | None = None
-    time: float | None = None
-    inc: float = 0.0
-    tolerance: float = 0.5
-
-
-@dataclass
-class GameRecord:
-    number: int
-    opening: list[str]
-    white: str                       # engine label playing the first mover's side (black in english)
-    black: str                       # engine label playing the second mover's side
-    moves: list[str] = field(default_factory=list)
-    result: str = "*"                # '1-0' (first mover won), '0-1', '1/2-1/2'
-    reason: str = ""
-    first_engine_side: int = 0       # 0 when engine1 played the first mover
-    max_time: tuple[float, float] = (0.0, 0.0)   # longest move per side (first mover, second)
-    problem: str = ""                # illegal move / crash / time loss, for the log
-    failure: str = ""                # an engine failed to start or crashed (not a game result)
-
-    def score_engine1(self) -> float:
-        if self.result == "1/2-1/2":
-            return 0.5
-        first_won = self.result == "1-0"
-        return 1.0 if first_won == (self.first_engine_side == 0) else 0.0
-
-
-def play_game(number: int, variant: str, opening: list[str], engines: tuple[MatchEngine, MatchEngine],
-              tc: TimeControl | tuple[TimeControl, TimeControl], max_plies: int) -> GameRecord:
-    """engines[0] plays the variant's first mover (the side on layout 21..32); tc is one time
-    control for both, or one per side (engines[0]'s first) for time odds."""
-    tcs = tc if isinstance(tc, tuple) else (tc, tc)
-    game = Game(variant)
-    start_pos = game.position.hub()
-    for m in opening:
-        game.play(m)
-    rec = GameRecord(number, list(opening), engines[0].name, engines[1].name)
-    rec.moves = [str(m) for m in game.moves]
-    clocks = [tcs[0].time or 0.0, tcs[1].time or 0.0]
-    max_time = [0.0, 0.0]
-    loser: int | None = None
-    for side, e in enumerate(engines):
-        try:
-            e.ensure_started()
-            e.new_game()
-        except EngineError as exc:
-            e.kill()
-            loser, rec.reason = side, f"{e.name}: could not start"
-            rec.problem = rec.failure = f"{e.name} could not start: {exc}"
-            break
-    while loser is None:
-        side = game.position.side
-        if not game.legal_moves():
-            loser, rec.reason = side, "no legal move"
-            break
-        why = game.draw_reason()
-        if why:
-            rec.result, rec.reason = "1/2-1/2", why
-            break
-        if len(rec.moves) >= max_plies:
-            rec.result, rec.reason = "1/2-1/2", f"max plies ({max_plies})"
-            break
-        eng, tc = engines[side], tcs[side]
-        if tc.move_time is not None:
-            level, allowed = f"move-time={tc.move_time:g}", tc.move_time
-            slack = tc.tolerance                     # per move
-        else:
-            # the clock keeps its deficit: the tolerance is forgiven once per game, not per move
-            level = f"time={max(0.0, clocks[side]):.3f} inc={tc.inc:g}"
-            allowed = clocks[side] + tc.inc
-            slack = tc.tolerance
-        try:
-            text, used = eng.go(start_pos, rec.moves, level, max(0.0, allowed) + slack)
-        except EngineTimeout as exc:
-            eng.kill()                 # may still be thinking: restarted at the next game
-            loser, rec.reason = side, f"{eng.name}: time ({exc})"
-            rec.problem = f"{rec.reason} at ply {len(rec.moves)} pos={game.position.hub()}"
-            break
-        except EngineError as exc:
-            eng.kill()                 # restarted at the next game
-            loser, rec.reason = side, f"{eng.name}: crashed"
-            rec.problem = rec.failure = (f"{eng.name} failed at ply {len(rec.moves)} "
-                                         f"pos={game.position.hub()}: {exc}")
-            break
-        max_time[side] = max(max_time[side], used)
-        if used > allowed + slack:
-            what = "move time" if tc.move_time is not None else "clock"
-            loser, rec.reason = side, (f"{eng.name}: time ({used:.3f} s used, "
-                                       f"{max(0.0, allowed):.3f} s on the {what})")
-            rec.problem = f"{rec.reason} at ply {len(rec.moves)}"
-            break
-        if tc.move_time is None:
-            clocks[side] = clocks[side] + tc.inc - used
-        try:
-            move = game.play(text)
-        except (IllegalMoveError, NotationError, ValueError) as exc:
-            loser, rec.reason = side, f"{eng.name}: illegal move {text!r} ({exc})"
-            rec.problem = f"{rec.reason} at ply {len(rec.moves)} pos={game.position.hub()}"
-            break
-        rec.moves.append(str(move))
-    if loser is not None:
-        rec.result = "0-1" if loser == 0 else "1-0"
-    rec.max_time = (max_time[0], max_time[1])
-    return rec
-
-
-def pdn_text(rec: GameRecord, variant: str, event: str) -> str:
-    from hub_engine.rules.pdn import movetext, pdn_move_text, write_pdn_tags
-
-    v = get_variant(variant)
-    game = Game(v)
-    pieces = []
-    for i, m in enumerate(rec.moves):
-        move = game.play(m)
-        pieces.append((f"{i // 2 + 1}." if i % 2 == 0 else "", pdn_move_text(move)))
-    # rec.result and rec.white/black are from the first mover's side (black in english)
-    white, black, result = rec.white, rec.black, rec.result
-    if v.first_mover != "white":
-        white, black = black, white
-        result = {"1-0": "0-1", "0-1": "1-0"}.get(result, result)
-    pieces.append(("", result))
-    tags = {"Event": event, "Round": str(rec.number), "White": white, "Black": black,
-            "Result": result, "GameType": str(v.gametype), "Termination": rec.reason}
-    return write_pdn_tags(tags) + "\n" + movetext(pieces) + "\n\n"
-
-
 # --- the match -------------------------------------------------------------------------------
-
-def parse_params(items: list[str] | None) -> list[tuple[str, str]]:
-    out = []
-    for item in items or []:
-        if "=" not in item:
-            raise SystemExit(f"match: error: bad parameter {item!r} (name=value)")
-        name, value = item.split("=", 1)
-        out.append((name.strip(), value.strip()))
-    return out
-
 
 class MatchError(Exception):
     """The match cannot go on: an engine could not be started."""
@@ -390,13 +111,11 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     variant = get_variant(args.variant).name
     n_games = max(2, args.games + (args.games % 2))
     n_open = n_games // 2
-    if args.openings:
-        openings = read_openings(args.openings, variant)
-        openings = [openings[i % len(openings)] for i in range(n_open)]
-    else:
-        openings = random_openings(variant, n_open, args.opening_plies, args.seed,
-                                   balanced=not args.unbalanced, check_depth=args.opening_depth,
-                                   max_score=args.opening_max_score)
+    try:
+        adjudication = adjudication_of(args)
+        openings = choose_openings(variant, n_open, args)
+    except ValueError as exc:
+        raise SystemExit(f"match: error: {exc}") from None
     if args.move_time is None and args.time is None:
         args.move_time = 1.0
     tc1 = TimeControl(args.move_time, args.time, args.inc or 0.0, args.tolerance)
@@ -406,7 +125,7 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     if (args.move_time is not None and (args.time2 is not None or args.inc2 is not None)) or (
             args.time is not None and args.move_time2 is not None):
         raise SystemExit("match: error: give both engines a move time or both a clock")
-    params = (parse_params(args.param1), parse_params(args.param2))
+    params = (parse_params(args.param1, "match"), parse_params(args.param2, "match"))
     stderr = open(args.engine_stderr, "a") if args.engine_stderr else None
     names = (args.name1 or "engine1", args.name2 or "engine2")
     default = shlex.join(self_command())
@@ -422,8 +141,10 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
 
     def engines_of_thread() -> tuple[MatchEngine, MatchEngine]:
         if not hasattr(local, "pair"):
-            local.pair = (MatchEngine(commands[0], names[0], variant, params[0], stderr),
-                          MatchEngine(commands[1], names[1], variant, params[1], stderr))
+            local.pair = (MatchEngine(commands[0], names[0], variant, params[0], stderr,
+                                      HANDSHAKE_TIMEOUT),
+                          MatchEngine(commands[1], names[1], variant, params[1], stderr,
+                                      HANDSHAKE_TIMEOUT))
             with lock:
                 workers.append(local.pair)
         return local.pair
@@ -436,7 +157,7 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         swap = i % 2 == 1
         pair = (e2, e1) if swap else (e1, e2)
         rec = play_game(i + 1, variant, opening, pair, (tc2, tc1) if swap else (tc1, tc2),
-                        args.max_plies)
+                        args.max_plies, adjudication)
         rec.first_engine_side = 1 if swap else 0
         s = rec.score_engine1()
         if rec.failure and rec.reason.endswith("could not start"):
@@ -523,19 +244,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="set-param for engine 1 (repeatable), e.g. threads=1")
     p.add_argument("--param2", action="append", metavar="NAME=VALUE", help="set-param for engine 2")
     p.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the random openings (default 1)")
-    p.add_argument("--opening-plies", type=int, default=4,
-                   help="random legal plies from the start per opening (default 4)")
-    p.add_argument("--unbalanced", action="store_true",
-                   help="keep random openings that leave a side a piece up, a capture to make or "
-                        "a score beyond --opening-max-score (by default they are skipped)")
-    p.add_argument("--opening-depth", type=int, default=10,
-                   help="depth of our search that screens random openings (0 = no search; "
-                        "default 10)")
-    p.add_argument("--opening-max-score", type=float, default=0.5,
-                   help="keep random openings our search scores within +/- this many men "
-                        "(default 0.5)")
-    p.add_argument("--openings", help="file of openings, one a line (Hub moves from the start)")
+    opening_options.add_arguments(p)
     p.add_argument("--max-plies", type=int, default=300, help="adjudicate a draw after this many "
                                                               "plies (default 300)")
     p.add_argument("--pdn-output", "--pgn-output", dest="pdn_output",
@@ -550,6 +259,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="SPRT: chance of accepting H1 when H0 holds (default 0.05)")
     p.add_argument("--beta", type=float, default=0.05,
                    help="SPRT: chance of accepting H0 when H1 holds (default 0.05)")
+    add_adjudication_arguments(p)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

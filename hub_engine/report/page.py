@@ -14,11 +14,12 @@ import re
 from importlib import resources
 
 from hub_engine import __version__
-from hub_engine.analysis.analyse import BLUNDER, INACCURACY, MISTAKE, NAGS
+from hub_engine.quality import CLASSES, NAGS, THRESHOLDS
 from hub_engine.report import boards, stats
-from hub_engine.report.records import CLASSES, Collection
+from hub_engine.report.records import Collection
 
-# the order of a node's fields in the page data (the script reads them by these positions)
+# the order of a node's fields in the page data (the script reads them by these positions);
+# "result" there is the record's `outcome`: the position's, never the game's result
 NODE_FIELDS = ("ply", "label", "side", "position", "played", "best", "score", "pv",
                "played_score", "loss", "class", "depth", "nodes", "multipv", "result")
 TEMPLATE_FIELD = re.compile(r"@([A-Z]+)@")
@@ -26,7 +27,7 @@ TEMPLATE_FIELD = re.compile(r"@([A-Z]+)@")
 
 def thresholds() -> dict[str, float]:
     """The analysis' class thresholds, as the page's script colours the moves."""
-    return {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER}
+    return dict(THRESHOLDS)
 
 
 def template(name: str) -> str:
@@ -80,7 +81,7 @@ def node(rec: dict) -> list:
             _number_or_none(rec.get("played_score")), _number_or_none(rec.get("loss")),
             rec.get("class"), _number_or_none(rec.get("depth")),
             _number_or_none(rec.get("nodes")), multipv_lines(rec),
-            rec["result"] if isinstance(rec.get("result"), str) else None]
+            rec["outcome"] if isinstance(rec.get("outcome"), str) else None]
 
 
 def title_of(c: Collection, tags: dict[str, str]) -> str:

@@ -1,6 +1,6 @@
 """Analysis records (the JSON Lines of `hub-engine analyse`) read, checked and put in order.
 
-A record is one analysed position: see hub_engine.analysis.analyse for its fields. The report groups them
+A record is one analysed position: see hub_engine.analysis.records for its fields. The report groups them
 into collections: a game (records of one `FILE#N`, by ply) or a part of a position list (records
 of `FILE:LINE`, by line, at most LINES_PER_PAGE a part). Records arrive in the order the analysis
 finished them; everything here is sorted, so the same records give the same report whatever
@@ -14,13 +14,13 @@ import re
 from dataclasses import dataclass, field
 from typing import IO, Iterable
 
+from hub_engine.quality import CLASSES
 from hub_engine.rules.position import Position
 from hub_engine.report.tags import split_game_id
 from hub_engine.rules.variants import VARIANTS
 
 LINES_PER_PAGE = 200          # positions of a position list shown on one page of the report
 _POSITION_RE = re.compile(r"[WB][wbWBe]{32}")
-CLASSES = ("inaccuracy", "mistake", "blunder")
 
 
 class RecordError(ValueError):
@@ -52,9 +52,17 @@ def _number(value, name: str, optional: bool = True) -> float | None:
 
 
 def check_record(rec) -> dict:
-    """The record with its fields checked (RecordError otherwise); missing optional fields None."""
+    """The record with its fields checked (RecordError otherwise); missing optional fields None.
+
+    A record's `outcome` is its position's ("loss": no legal move); its `result`, if any, is the
+    game's (the PDN Result tag). Records written before `outcome` had its name said
+    `result: "loss"`: that is read as the outcome, not as a game result.
+    """
     if not isinstance(rec, dict):
         raise RecordError("not a JSON object")
+    if rec.get("outcome") is None and rec.get("result") == "loss":
+        rec = {k: v for k, v in rec.items() if k != "result"}
+        rec["outcome"] = "loss"
     for name in ("game", "variant", "position"):
         if not isinstance(rec.get(name), str):
             raise RecordError(f"no {name} (string) in the record")

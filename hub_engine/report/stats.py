@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hub_engine.report.records import CLASSES, Collection
+from hub_engine.quality import CLASSES
+from hub_engine.report.records import Collection
 
 LOSS_CAP = 5.0
 UNNAMED = "(no name)"

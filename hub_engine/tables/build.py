@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from hub_engine.core import CoreTables, tb_solve
+from hub_engine.lifetime import exit_with_parent
 from hub_engine.tables import fileformat as ff
 from hub_engine.tables.slices import (DTC_MAX_PIECES, MAX_PIECES, Material, dependencies, pairs,
                                       ruleset_variant)
@@ -179,7 +180,8 @@ def build(ruleset: str, pieces: int, root: Path, workers: int | None = None,
     pending = list(todo)
     running: dict[Future, tuple[Material, ...]] = {}
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context(),
+                                 initializer=exit_with_parent) as pool:
             while pending or running:
                 for p in [p for p in pending if dependencies(p) <= done][:max(0, workers * 2 - len(running))]:
                     pending.remove(p)

@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from hub_engine.analysis.analyse import analyse  # noqa: E402
+from hub_engine.analysis import analyse  # noqa: E402
 
 
 def main() -> None:

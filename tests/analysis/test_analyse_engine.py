@@ -13,7 +13,7 @@ pytest.importorskip("hub_engine.engine", reason="the engine (compiled search) is
 
 from test_analyse_pipeline import EXPECTED_GAMES, GAMES, by_key, check_record, lines  # noqa: E402
 
-from hub_engine.analysis import analyse as an  # noqa: E402
+from hub_engine import analysis as an  # noqa: E402
 from hub_engine.rules.position import Position  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
@@ -76,9 +76,9 @@ def test_node_and_time_limits(tmp_path):
 
 
 def test_command_line(tmp_path):
-    """`python -m hub_engine.analysis.analyse analyse ...` (what `hub-engine analyse` runs)."""
+    """`python -m hub_engine.analysis ...` (what `hub-engine analyse` runs)."""
     out = tmp_path / "cli.jsonl"
-    cmd = [sys.executable, "-m", "hub_engine.analysis.analyse", "analyse", GAMES, "--depth", "3",
+    cmd = [sys.executable, "-m", "hub_engine.analysis", GAMES, "--depth", "3",
            "--workers", "2", "--output", str(out), "--pdn-output", str(tmp_path / "a.pdn")]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=120,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
@@ -89,7 +89,7 @@ def test_command_line(tmp_path):
     assert len(lines(out)) == sum(EXPECTED_GAMES.values()), proc.stderr
     assert (tmp_path / "a.pdn").read_text().count("[Event") == 7
     # `--output -`: the lines go to stdout
-    proc = subprocess.run([sys.executable, "-m", "hub_engine.analysis.analyse", "analyse",
+    proc = subprocess.run([sys.executable, "-m", "hub_engine.analysis",
                            str(DATA / "italian.hub"), "--variant", "italian", "--depth", "3",
                            "--output", "-"], capture_output=True, text=True, cwd=ROOT,
                           timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))

@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 from analysis_fakes import failing_analyser, stub_analyser
 
-from hub_engine.analysis import analyse as an
+from hub_engine import analysis as an
+from hub_engine import quality
+from hub_engine.analysis import cli, worker
+from hub_engine.analysis.run import default_output
 from hub_engine.rules.pdn import read_pdn_file
 from hub_engine.rules.position import Position
 
@@ -25,7 +28,7 @@ SCHEMA = {
     "game": str, "ply": int, "label": (str, type(None)), "variant": str, "position": str,
     "fen": str, "side": str, "played": (str, type(None)), "best": (str, type(None)),
     "score": float, "pv": list, "depth": int, "nodes": int, "played_score": (float, type(None)),
-    "loss": (float, type(None)), "class": (str, type(None)), "result": (str, type(None)),
+    "loss": (float, type(None)), "class": (str, type(None)), "outcome": (str, type(None)),
     "table": (str, type(None)), "limits": dict, "engine": str, "time": float,
 }
 # plies of each game of games.pdn (14 moves and the final position; the broken game keeps 2 moves)
@@ -46,11 +49,11 @@ def check_record(rec: dict) -> None:
     assert rec["side"] in ("white", "black") and len(rec["position"]) == 33
     assert set(rec["limits"]) - {"multipv"} == {"depth", "nodes", "move_time"}
     assert rec["engine"].startswith("hub-engine ")
-    if rec["result"] == "loss":         # no legal move: lost, not searched
+    if rec["outcome"] == "loss":        # no legal move: lost, not searched
         assert not pos.legal_moves() and rec["best"] is None and rec["pv"] == []
         assert rec["score"] == -100.0 and rec["played"] is None and rec["nodes"] == 0
         return
-    assert rec["result"] is None
+    assert rec["outcome"] is None
     assert rec["best"] in [str(m) for m in pos.legal_moves()]
     assert all(isinstance(m, str) for m in rec["pv"])
     if rec["played"] is None:
@@ -58,7 +61,7 @@ def check_record(rec: dict) -> None:
     else:
         assert rec["played"] in [str(m) for m in pos.legal_moves()]
         assert rec["loss"] == round(max(0.0, rec["score"] - rec["played_score"]), 2)
-        assert rec["class"] == an.classify(rec["loss"])
+        assert rec["class"] == quality.classify(rec["loss"])
 
 
 def by_key(records: list[dict]) -> dict:
@@ -66,16 +69,16 @@ def by_key(records: list[dict]) -> dict:
 
 
 def test_classify_thresholds():
-    assert (an.INACCURACY, an.MISTAKE, an.BLUNDER) == (0.3, 1.0, 2.5)
-    assert [an.classify(x) for x in (None, 0.0, 0.29, 0.3, 0.99, 1.0, 2.49, 2.5, 99.0)] == [
+    assert (quality.INACCURACY, quality.MISTAKE, quality.BLUNDER) == (0.3, 1.0, 2.5)
+    assert [quality.classify(x) for x in (None, 0.0, 0.29, 0.3, 0.99, 1.0, 2.49, 2.5, 99.0)] == [
         None, None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder", "blunder"]
 
 
 def test_negate_score_moves_a_win_by_one_ply():
-    assert an.negate_score(0.35) == -0.35
-    assert str(an.negate_score(0.0)) == "0.0"
-    assert an.negate_score(-99.97) == 99.96      # the child loses in 3 plies: we win in 4
-    assert an.negate_score(99.95) == -99.94
+    assert worker.negate_score(0.35) == -0.35
+    assert str(worker.negate_score(0.0)) == "0.0"
+    assert worker.negate_score(-99.97) == 99.96      # the child loses in 3 plies: we win in 4
+    assert worker.negate_score(99.95) == -99.94
 
 
 def test_end_to_end_with_the_process_pool(tmp_path):
@@ -184,7 +187,7 @@ KILL_SCRIPT = """
 import sys
 sys.path[:0] = [{here!r}, {root!r}]
 from analysis_fakes import stub_analyser
-from hub_engine.analysis.analyse import analyse
+from hub_engine.analysis import analyse
 analyse([{games!r}], depth=4, workers={workers}, output={out!r}, analyser=stub_analyser,
         errors_to=None)
 """
@@ -238,25 +241,25 @@ def test_cli_parser_and_run(tmp_path, monkeypatch, capsys):
     import argparse
 
     parser = argparse.ArgumentParser(prog="hub-engine")
-    an.add_parser(parser.add_subparsers(dest="command"))
+    cli.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["analyse", GAMES, "--variant", "russian", "--depth", "5",
                               "--workers", "2", "--output", "x.jsonl", "--pdn-output", "y.pdn",
                               "--no-resume", "--scheduler", "tcp://h:1", "--format", "pdn"])
     assert (args.files, args.variant, args.depth, args.workers, args.output, args.pdn_output,
             args.resume, args.scheduler, args.fmt) == (
         [GAMES], "russian", 5, 2, "x.jsonl", "y.pdn", False, "tcp://h:1", "pdn")
-    assert args.handler is an.run
+    assert args.handler is cli.run
     with pytest.raises(SystemExit):
         parser.parse_args(["analyse", GAMES, "--depth", "5", "--nodes", "100"])
     capsys.readouterr()
-    assert an.default_output("dir/games.pdn") == "dir/games.analysis.jsonl"
+    assert default_output("dir/games.pdn") == "dir/games.analysis.jsonl"
 
     # run() with the stub in place of the engine
-    monkeypatch.setattr(an, "engine_analyser", stub_analyser)
+    monkeypatch.setattr(worker, "engine_analyser", stub_analyser)
     out = tmp_path / "o.jsonl"
     args = parser.parse_args(["analyse", str(DATA / "positions.fen"), "--depth", "3",
                               "--workers", "1", "--output", str(out)])
-    assert an.run(args) == 1          # one bad line in the file
+    assert cli.run(args) == 1          # one bad line in the file
     captured = capsys.readouterr()
     assert captured.out == "" and "line 5" in captured.err
     assert len(lines(out)) == 3
@@ -279,9 +282,9 @@ INTERRUPT_SCRIPT = """
 import sys
 sys.path[:0] = [{here!r}, {root!r}]
 from analysis_fakes import stub_analyser
-from hub_engine.analysis import analyse as an
-an.engine_analyser = stub_analyser
-sys.exit(an.main(["analyse", {games!r}, "--depth", "4", "--workers", "2", "--output", {out!r}]))
+from hub_engine.analysis import cli, worker
+worker.engine_analyser = stub_analyser
+sys.exit(cli.main([{games!r}, "--depth", "4", "--workers", "2", "--output", {out!r}]))
 """
 
 
@@ -311,7 +314,8 @@ def test_progress_bar(tmp_path, capsys):
     an.analyse(str(DATA / "italian.hub"), variant="italian", depth=3, workers=1,
                output=tmp_path / "o.jsonl", analyser=stub_analyser, progress=True)
     err = capsys.readouterr().err
-    assert "\r[" in err and "2/2 positions" in err and "/s" in err and "ETA" in err
+    assert "\r" in err and "100%|" in err and "2/2 positions" in err and "/s" in err
+    assert "ETA" in err and err.endswith("\n")
     an.analyse(str(DATA / "italian.hub"), variant="italian", depth=3, workers=1,
                output=tmp_path / "p.jsonl", analyser=stub_analyser)
     assert capsys.readouterr().err == ""      # stderr is not a terminal here: quiet

@@ -14,7 +14,9 @@ import pytest
 from analysis_fakes import stub_analyser
 from launchers import engine_command
 
-from hub_engine.analysis import analyse as an
+from hub_engine import analysis as an
+from hub_engine.analysis.records import engine_id
+from hub_engine.analysis.tasks import Reader
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"
@@ -42,8 +44,8 @@ def test_records_carry_their_settings(tmp_path):
     recs = lines(out)
     assert {json.dumps(r["limits"], sort_keys=True) for r in recs} == {
         '{"depth": 4, "move_time": null, "nodes": null}'}
-    assert {r["engine"] for r in recs} == {an.engine_id()}
-    assert an.engine_id().startswith("hub-engine ") and " eval " in an.engine_id()
+    assert {r["engine"] for r in recs} == {engine_id()}
+    assert engine_id().startswith("hub-engine ") and " eval " in engine_id()
 
 
 @pytest.mark.parametrize("other", [{"depth": 5}, {"nodes": 1000}, {"move_time": 0.1}])
@@ -51,7 +53,7 @@ def test_resume_with_other_limits_refuses_before_reading_the_input(tmp_path, oth
     out = tmp_path / "o.jsonl"
     run_stub(GAMES, out, depth=4)
     before = out.read_text()
-    monkeypatch.setattr(an.Reader, "sources", lambda self: pytest.fail("the input was read"))
+    monkeypatch.setattr(Reader, "sources", lambda self: pytest.fail("the input was read"))
     with pytest.raises(an.ResumeError) as exc:
         run_stub(GAMES, out, **other)
     msg = str(exc.value)
@@ -105,7 +107,7 @@ def test_resume_redoes_positions_whose_input_changed(tmp_path):
 # --- output files ------------------------------------------------------------------------------
 
 def _no_input_read(monkeypatch):
-    monkeypatch.setattr(an.Reader, "sources", lambda self: pytest.fail("the input was read"))
+    monkeypatch.setattr(Reader, "sources", lambda self: pytest.fail("the input was read"))
 
 
 def test_output_errors_name_the_path_before_the_input_is_read(tmp_path, monkeypatch):
@@ -167,10 +169,27 @@ def test_a_position_with_no_legal_move_gets_a_record_without_search(tmp_path):
                          errors_to=None, pdn_output=tmp_path / "a.pdn")
     recs = {r["game"]: r for r in lines(out)}
     lost = recs[f"{fen}:1"]
-    assert (lost["result"], lost["best"], lost["score"], lost["pv"], lost["nodes"]) == (
+    assert (lost["outcome"], lost["best"], lost["score"], lost["pv"], lost["nodes"]) == (
         "loss", None, -100.0, [], 0)
-    assert recs[f"{fen}:2"]["result"] is None
+    assert recs[f"{fen}:2"]["outcome"] is None
     assert called == [f"{fen}:2"] and summary["analysed"] == 2 and not summary["errors"]
+    assert "{hub-engine: white has no legal move and has lost}" in (tmp_path / "a.pdn").read_text()
+
+
+def test_records_that_call_the_outcome_result_are_resumed_as_before(tmp_path):
+    """Records written before `outcome` had its name said `result: "loss"`: a resumed run
+    reuses them and its annotated PDN still says the position is lost."""
+    fen = tmp_path / "p.fen"
+    fen.write_text("W:W:B1,2\nW:W21:B1\n")
+    out = tmp_path / "o.jsonl"
+    run_stub(str(fen), out, depth=3)
+    old = []
+    for rec in lines(out):
+        rec["result"] = rec.pop("outcome")
+        old.append(json.dumps(rec) + "\n")
+    out.write_text("".join(old))
+    summary = run_stub(str(fen), out, depth=3, pdn_output=tmp_path / "a.pdn")
+    assert (summary["skipped"], summary["analysed"]) == (2, 0)
     assert "{hub-engine: white has no legal move and has lost}" in (tmp_path / "a.pdn").read_text()
 
 
@@ -181,7 +200,7 @@ def test_a_game_that_ends_without_legal_moves_records_its_end(tmp_path):
     run_stub(str(src), out, depth=3)
     recs = sorted(lines(out), key=lambda r: r["ply"])
     assert [r["ply"] for r in recs] == [0, 1, 2, 3]
-    assert [r["result"] for r in recs] == [None, None, None, "loss"]
+    assert [r["outcome"] for r in recs] == [None, None, None, "loss"]
     assert recs[-1]["side"] == "white" and recs[-1]["played"] is None
 
 
@@ -254,7 +273,7 @@ POOL_SCRIPT = """
 import sys
 sys.path[:0] = [{here!r}, {root!r}]
 from analysis_fakes import stub_analyser
-from hub_engine.analysis.analyse import analyse
+from hub_engine.analysis import analyse
 analyse([{games!r}], depth=4, workers=2, output={out!r}, analyser=stub_analyser, errors_to=None)
 """
 
@@ -282,7 +301,7 @@ def test_pool_workers_exit_when_the_main_process_is_killed(tmp_path):
 WATCH_SCRIPT = """
 import sys, time
 sys.path[:0] = [{root!r}]
-from hub_engine.analysis.analyse import exit_with_parent
+from hub_engine.lifetime import exit_with_parent
 exit_with_parent(use_prctl=False, poll=0.05)      # the fallback of systems without prctl
 print("watching", flush=True)
 time.sleep(60)

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from analysis_fakes import stub_analyser
 
-from hub_engine.analysis import analyse as an
+from hub_engine import analysis as an
+from hub_engine.analysis.tasks import game_id
 from hub_engine.rules.pdn import read_pdn, read_pdn_file, write_move
 
 pdn_mod = pytest.importorskip("draughts.PDN", reason="pydraughts (the test extra) is not installed")
@@ -152,7 +153,7 @@ def test_annotated_real_games_read_back_with_pdnreader(tmp_path, variant):
         if orig.moves:
             assert [str(r.move) for r in ours.moves] == [str(r.move) for r in orig.moves]
         else:        # a position: its moves are the engine's line
-            assert [str(r.move) for r in ours.moves] == pvs[an.game_id(orig.file, orig.number)]
+            assert [str(r.move) for r in ours.moves] == pvs[game_id(orig.file, orig.number)]
         mine = [r.text for r in ours.moves]
         if ours.start.side == 1 or (rules == "english" and "FEN" in ours.tags):
             # pydraughts 0.6.7 repeats the first move of a game whose FEN starts with B (its

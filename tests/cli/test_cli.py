@@ -19,7 +19,7 @@ from protocol.client import HubClient
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = engine_command()
 SUBCOMMANDS = ("learn selfplay", "learn train", "tables build", "tables probe", "tables info")
-COMMANDS = ("hub", "perft", "bench", "analyse", "match", "report", "learn", "tables")
+COMMANDS = ("hub", "perft", "bench", "analyse", "match", "report", "learn", "tables", "tournament")
 
 
 def bare_env() -> dict[str, str]:
@@ -52,7 +52,7 @@ def test_top_level_help_lists_every_command():
     assert "--version" in r.stdout and "--log-file" in r.stdout
 
 
-@pytest.mark.parametrize("command", [*COMMANDS[1:6], *SUBCOMMANDS])
+@pytest.mark.parametrize("command", [*COMMANDS[1:6], "tournament", *SUBCOMMANDS])
 def test_every_option_has_a_help_text_with_its_default(command):
     r = run(*command.split(), "--help")
     assert r.returncode == 0, r.stderr
@@ -62,7 +62,7 @@ def test_every_option_has_a_help_text_with_its_default(command):
     for entry in entries[1:]:
         words = entry.split(None, 1)
         assert len(words) == 2 and len(words[1].split()) >= 2, (command, entry)
-    if command in ("bench", "match"):
+    if command in ("bench", "match", "tournament"):
         assert "(default" in options or "default:" in options
 
 

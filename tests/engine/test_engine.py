@@ -100,6 +100,32 @@ def test_no_legal_move_gives_none():
     assert result.move is None
 
 
+def test_a_book_move_answers_go_think_at_once_and_only_think():
+    """The root decision consults the book before searching: a `go think` gets the book's move
+    with no search (no `info`); `go analyze` still searches; a position the book lacks too."""
+    e = make_engine()
+    e.set_position(None, ["9-13"])
+    legal = e.game.position.legal_moves()
+    chosen = legal[-1]
+    asked = []
+
+    def book(game):
+        asked.append(game.position.hub())
+        return chosen if len(game.moves) == 1 else None
+
+    e.book = book
+    t0 = time.monotonic()
+    result, infos = search(e, time=100.0)
+    assert time.monotonic() - t0 < 0.1 and not infos
+    assert result.move == str(chosen) and asked == [e.game.position.hub()]
+    _, infos = search(e, "analyze", depth=3)
+    assert infos and len(asked) == 1                 # analysis never asks the book
+    e.set_position(None, ["9-13", "23-19"])
+    result, infos = search(e, depth=3)
+    assert infos and len(asked) == 2                 # asked, no move: searched
+    assert result.move == infos[-1].pv[0]
+
+
 def test_bad_position_and_illegal_move_keep_previous_game():
     e = make_engine()
     e.set_position(None, ["9-13"])

@@ -8,7 +8,9 @@ import pytest
 from loguru import logger
 from test_engine import make_engine, search
 
-from hub_engine.engine.engine import MAX_DEPTH, MAX_NODES, Engine, search_bounds
+from hub_engine.engine import Engine
+from hub_engine.engine.deepening import Deepening
+from hub_engine.engine.root import MAX_DEPTH, MAX_NODES, search_bounds
 from hub_engine.rules.position import Game
 from protocol import Limits
 
@@ -85,24 +87,24 @@ def test_a_failing_search_still_plays_a_legal_move(monkeypatch):
     def explode(*args, **kwargs):
         raise RuntimeError("core exploded")
 
-    monkeypatch.setattr(e, "_deepen", explode)
+    monkeypatch.setattr(Deepening, "run", explode)
     result, _ = search(e, depth=5)
     assert result.move in [str(m) for m in e.game.position.legal_moves()]
 
 
 def test_a_search_failing_mid_way_plays_its_best_move_so_far(monkeypatch):
     e = make_engine()
-    real = e._aspirate
+    real = Deepening.aspirate
     seen = []
 
-    def fail_at_depth_4(searcher, root, depth, *args):
+    def fail_at_depth_4(self, searcher, root, depth, *args):
         if depth == 4:
             raise RuntimeError("core exploded")
-        outcome = real(searcher, root, depth, *args)
+        outcome = real(self, searcher, root, depth, *args)
         seen.append(outcome[0][1])
         return outcome
 
-    monkeypatch.setattr(e, "_aspirate", fail_at_depth_4)
+    monkeypatch.setattr(Deepening, "aspirate", fail_at_depth_4)
     result, infos = search(e, depth=6)
     assert [info.depth for info in infos][-1] == 3
     assert result.move == infos[-1].pv[0]
@@ -206,8 +208,8 @@ def test_the_clock_overhead_learnt_reaches_the_budget():
         started = time.monotonic()
         search(e, time=clock, inc=0.0)
         clock -= time.monotonic() - started + 0.4
-    assert e._overhead.estimate > 0.3
+    assert e.clock.overhead.estimate > 0.3
     _, infos = search(e, time=1.5, inc=0.0)
     assert [info.depth for info in infos] == [1]
     e.new_game()                          # a new game: the last move is forgotten, not the lag
-    assert e._overhead.estimate > 0.3
+    assert e.clock.overhead.estimate > 0.3

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from hub_engine.engine.engine import MAX_MULTIPV, Engine
+from hub_engine.engine import Engine
+from hub_engine.engine.params import MAX_MULTIPV
 from hub_engine.rules.position import Game
 from protocol import Limits, format_info
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from report_browser import chromium, load_times, page_errors  # noqa: E402
 
-from hub_engine.analysis.analyse import classify  # noqa: E402
+from hub_engine.quality import classify  # noqa: E402
 from hub_engine.rules.position import Position  # noqa: E402
 from hub_engine.report import write_report  # noqa: E402
 from hub_engine.report.records import read_files  # noqa: E402

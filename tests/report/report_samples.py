@@ -9,7 +9,9 @@ import shutil
 from pathlib import Path
 
 from hub_engine.rules import notation
-from hub_engine.analysis.analyse import analyse, classify, make_record
+from hub_engine.analysis import analyse
+from hub_engine.analysis.records import make_record
+from hub_engine.quality import classify
 from hub_engine.rules.position import Position
 from hub_engine.rules.variants import Variant
 

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from report_browser import chromium, page_errors  # noqa: E402
 
-from hub_engine.analysis.analyse import analyse  # noqa: E402
+from hub_engine.analysis import analyse  # noqa: E402
 from hub_engine.report import write_report  # noqa: E402
 
 GAMES = Path(__file__).resolve().parents[1] / "analysis" / "data" / "games.pdn"

@@ -44,7 +44,7 @@ def records(tmp_path_factory) -> list[dict]:
     recs += game_records("spanish", SPANISH, game="spanish.pdn#1", losses=[0, 0.5, 0, 1.5, 0, 3],
                          extra={"white": "Sp W", "black": "Sp B", "result": "2-0"})
     over = dict(game_records("russian", [], game="over.pdn#1")[0], position="B" + "e" * 28 + "wwww",
-                side="black", best=None, pv=[], score=-100.0, result="loss", white="X", black="Y")
+                side="black", best=None, pv=[], score=-100.0, outcome="loss", white="X", black="Y")
     return recs + _won_records() + [over]
 
 

@@ -168,6 +168,41 @@ def test_summary_shows_players_from_the_pdn_the_records_name(tmp_path, monkeypat
     assert warnings == [] and '<td class="name">Ann</td>' in text
 
 
+ENDED = ('[White "Ann"]\n[Black "Bob"]\n[Result "2-0"]\n[GameType "26"]\n[SetUp "1"]\n'
+         '[FEN "W:W22:B18"]\n1. 22x15 2-0\n')
+
+
+def _ended_game_report(tmp_path, records: list[dict]) -> tuple[str, dict, list[dict]]:
+    text, warnings = build_report(records, pdn_files=[str(tmp_path / "ended.pdn")])
+    assert warnings == []
+    meta, nodes = page_data(text)
+    return text, meta["collections"][0]["tags"], nodes[0]
+
+
+def test_a_game_ended_without_a_legal_move_keeps_its_result(tmp_path):
+    """The last position's outcome (the side to move has no move: lost) is not the game's
+    result: the games table shows the PDN's `2-0`, and the board still says the position is
+    lost, also for records written before the field was named `outcome`."""
+    from hub_engine.analysis import analyse
+
+    (tmp_path / "ended.pdn").write_text(ENDED)
+    out = io.StringIO()
+    analyse([str(tmp_path / "ended.pdn")], depth=2, workers=1, output=out, errors_to=None)
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    final = max(records, key=lambda r: r["ply"])
+    assert (final["ply"], final["outcome"], final["best"]) == (1, "loss", None)
+    assert "result" not in final
+    old = [dict(r) for r in records]                 # as written before the rename
+    for r in old:
+        r["result"] = r.pop("outcome")
+    for recs in (records, old):
+        text, tags, nodes = _ended_game_report(tmp_path, recs)
+        assert tags == {"White": "Ann", "Black": "Bob", "Result": "2-0"}
+        games = text.split("<h3>Games</h3>")[1].split("</table>")[0]
+        assert "<td>2-0</td>" in games and "<td>loss</td>" not in games
+        assert [n["result"] for n in nodes] == [None, "loss"]   # the board's last position
+
+
 def test_tags_given_or_carried_by_records_win():
     recs = game_records("russian", ["9-13"], game="z.pdn#1", extra={"white": "Rec"})
     text, warnings = build_report(recs, tags={"z.pdn#1": {"White": "Tag", "Black": "Given"}})

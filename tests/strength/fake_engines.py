@@ -1,9 +1,12 @@
-"""Misbehaving Hub engines for the match runner's tests: `python fake_engines.py MODE [SECONDS]`.
+"""Misbehaving Hub engines for the match runner's tests: `python fake_engines.py MODE [SECONDS [SCORE]]`.
 
 Modes: `hang` (never answers `go`), `crash` (exits on `go`, code 3, after a line on stderr),
 `die-at-start` (prints an import error on stderr and exits with code 5 before reading anything), `illegal` (answers `done move=1-2`),
 `slow` (plays the first legal move after sleeping SECONDS), `silent` (never sends `wait`),
-`first` (plays the first legal move at once).
+`first` (plays the first legal move at once), `flaky` (plays the first legal move, but at its
+third move of a game crashes, code 3, when it plays the first mover's side and answers an
+illegal move when it plays the second mover's side). With SCORE, each move that it plays comes
+after `info depth=1 score=SCORE`.
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from hub_engine.rules.position import Game  # noqa: E402
 def main() -> int:
     mode = sys.argv[1]
     delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
-    variant, game = "brazilian", None
+    score = sys.argv[3] if len(sys.argv) > 3 else None
+    variant, game, made = "brazilian", None, 0
     if mode == "die-at-start":
         print("ModuleNotFoundError: no module named 'x'", file=sys.stderr)
         return 5
@@ -44,6 +48,8 @@ def main() -> int:
             variant = args.get("value", variant)
         elif cmd == "init":
             out("ready")
+        elif cmd == "new-game":
+            made = 0
         elif cmd == "pos":
             game = Game(variant, args.get("pos"), args.get("moves", "").split())
         elif cmd == "go":
@@ -55,7 +61,16 @@ def main() -> int:
             if mode == "illegal":
                 out("done move=1-2")
                 continue
+            made += 1
+            if mode == "flaky" and made == 3:
+                if len(game.moves) % 2 == 0:
+                    print("fake engine crashing", file=sys.stderr, flush=True)
+                    return 3
+                out("done move=1-2")
+                continue
             time.sleep(delay)
+            if score is not None:
+                out(f"info depth=1 score={score}")
             out(f"done move={game.legal_moves()[0]}")
         elif cmd == "quit":
             return 0

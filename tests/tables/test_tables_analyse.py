@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from hub_engine.analysis.analyse import analyse
+from hub_engine.analysis import analyse
 
 KINGS_2V1 = "W" + "e" * 10 + "W" + "e" * 10 + "W" + "e" * 9 + "B"    # english: a table win
 KINGS_1V1 = "W" + "e" * 21 + "W" + "e" * 9 + "B"                     # english: a table draw

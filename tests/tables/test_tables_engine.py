@@ -53,7 +53,7 @@ def test_a_table_win_shows_as_89_and_keeps_the_win():
     pos = Position.from_hub("english", KINGS_2V1)
     move = pos.parse_move(res.move)
     child = pos.play(move)
-    t = e.tables.tables(get_variant("english"))
+    t = e.settings.tables.tables(get_variant("english"))
     assert child_value(t, child, pos.board.counters_after(child.board, move.frm, move.captured,
                                                           move.promote, pos.board.initial_counters())) == -1
 
@@ -85,9 +85,9 @@ def test_without_tables_the_search_is_unchanged(tmp_path, variant, pos):
 
     plain = nodes(lambda s: None)
     e = make(variant, bb_size=0)
-    assert nodes(lambda s: s.set_tables(e._searchers[0].tables, 0)) == plain
+    assert nodes(lambda s: s.set_tables(e.searchers.main.tables, 0)) == plain
     e = make(variant)
-    with_tables = nodes(lambda s: s.set_tables(e._searchers[0].tables, 4))
+    with_tables = nodes(lambda s: s.set_tables(e.searchers.main.tables, 4))
     assert with_tables != plain
 
 
@@ -103,7 +103,7 @@ def test_bb_size_zero_switches_the_tables_off():
 def test_a_root_inside_the_tables_keeps_its_value_among_losing_moves():
     # russian 2 kings v 1 with captures around: every move the root keeps must keep the value
     e = make("russian")
-    t = e.tables.tables(get_variant("russian"))
+    t = e.settings.tables.tables(get_variant("russian"))
     pos = Position.from_fen("russian", "W:WKc1,Ka3,Kb4:BKb8")
     from hub_engine import Game
     from hub_engine.tables.play import root_moves
@@ -120,7 +120,7 @@ def test_a_won_kings_root_plays_the_fastest_conversion(variant):
     import random
     from hub_engine.rules.notation import Setup
     e = make(variant)
-    t = e.tables.tables(get_variant(variant))
+    t = e.settings.tables.tables(get_variant(variant))
     rng = random.Random(2)
     checked = 0
     while checked < 12:

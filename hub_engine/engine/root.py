@@ -1,0 +1,116 @@
+"""Root decisions: what happens at the root of a search apart from the search itself.
+
+Three steps, in the order the engine takes them for each `go`:
+
+1. `answer_at_once`: a move without any search (no legal move, a forced move under a limit, and
+   the place where an opening book is consulted).
+2. `plan`: how the search is run: how many lines each iteration searches (MultiPV, a skill
+   level's candidates), the depth and node bounds, and the endgame tables' root rule (at a root
+   inside the tables only the moves that keep its value are searched).
+3. `skill_choice`: below skill 20, which of the candidate lines is played.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from hub_engine.core import score_to_hub
+from hub_engine.engine import skill
+from hub_engine.engine.params import Settings
+from hub_engine.rules.position import Game, Move
+from protocol import Info, Limits, SearchResult
+
+MAX_DEPTH = 100           # `level depth=` is clamped to 1..MAX_DEPTH
+MAX_NODES = 10**18        # ... and `nodes=` to 1..MAX_NODES (the core counts in 64 bits)
+
+# An opening book: the move to play in a game's position, or None when the book has none.
+Book = Callable[[Game], "Move | None"]
+
+# A line of an iteration: (score in internal units, legal moves, mean depth reached)
+Line = tuple[int, list, float]
+
+
+def search_bounds(limits: Limits) -> tuple[int, int]:
+    """(max depth, node limit or 0 for none) of `level` limits.
+
+    Huge values are clamped; `depth` or `nodes` of 0 or less mean the smallest search (the
+    1-ply iteration, answered at once), as Scan answers `depth=0` with an instant move.
+    """
+    depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+    nodes = 0 if limits.nodes is None else max(1, min(limits.nodes, MAX_NODES))
+    return depth, nodes
+
+
+def wants_lines(settings: Settings) -> bool:
+    """Whether searches need more than one line (MultiPV, or a skill level's candidates), and
+    so the second searcher that searches the lines after the best."""
+    return settings.multipv > 1 or settings.skill < skill.MAX_SKILL
+
+
+def answer_at_once(game: Game, limits: Limits, mode: str, notation: str,
+                   book: Book | None = None) -> SearchResult | None:
+    """The answer to `go` when no search is needed, else None (search).
+
+    - No legal move: the empty answer, whatever the mode (the game is over).
+    - `go think` with one legal move and some limit: that move (`go analyze`, `go ponder` and
+      an unlimited `go think` still search, to show a score and a line).
+    - `go think` with a `book`: the book's move when it has one. This is where an opening
+      book is consulted, before any search and before the clock is armed; a book move is
+      answered like a forced move, with no `info` line.
+    """
+    legal = game.position.legal_moves()
+    if not legal:
+        return SearchResult(None)
+    if mode != "think":
+        return None
+    if len(legal) == 1 and not limits.is_unlimited():
+        return SearchResult(legal[0].hub(notation))
+    if book is not None:
+        move = book(game)
+        if move is not None:
+            if move not in legal:
+                raise ValueError(f"the book's move {move} is not legal here")
+            return SearchResult(move.hub(notation))
+    return None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one search is run (from the settings, the limits and the root)."""
+
+    lines: int          # lines each iteration searches: the best, then the next best, ...
+    max_depth: int      # the last iteration
+    node_limit: int     # nodes of the whole search, 0 for none
+    weak: bool          # a skill level below 20 chooses among the lines
+
+
+def plan(settings: Settings, game: Game, limits: Limits, mode: str, searchers: list) -> Plan:
+    """The search plan; also restricts `searchers`' root moves to what the tables allow."""
+    weak = settings.skill < skill.MAX_SKILL and mode != "analyze"
+    max_depth, node_limit = search_bounds(limits)
+    wanted = max(settings.multipv, skill.CANDIDATES if weak else 1)
+    lines = max(1, min(wanted, len(game.position.legal_moves())))
+    cap = skill.node_budget(settings.skill) if weak else None
+    if cap is not None:
+        node_limit = min(node_limit, cap) if node_limit else cap
+    if settings.tables.prepare_root(searchers, game):
+        max_depth = 1      # every move's exact distance is one probe away
+    return Plan(lines, max_depth, node_limit, weak)
+
+
+def skill_choice(pv: list, lines: list[Line], last: Info, depth: int, level: int,
+                 rng: random.Random, notation: str,
+                 on_info: Callable[[Info], None]) -> list:
+    """A skill level's line among the last iteration's `lines` (best first; `pv` is the best
+    line played at full strength). When it is not the best line, one more `info` (`last`, the
+    last one reported, with the chosen line) shows it: a client keeps the last one."""
+    if len(lines) <= 1:
+        return pv
+    k = skill.choose([score_to_hub(line[0]) for line in lines], level, rng)
+    if k == 0:
+        return pv
+    line_score, chosen, mean_depth = lines[k]
+    on_info(replace(last, depth=depth, mean_depth=mean_depth, score=score_to_hub(line_score),
+                    multipv=None, pv=[m.hub(notation) for m in chosen]))
+    return chosen

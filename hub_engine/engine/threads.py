@@ -1,0 +1,120 @@
+"""The search threads: the compiled searchers one engine owns, and the lazy-SMP helpers.
+
+The main searcher deepens in the thread that runs `go`; with `threads` N > 1, N - 1 helpers
+search the same root on the shared transposition table beside it (lazy SMP: they fill the
+table, the main searcher's line is the answer). With MultiPV or a skill level below 20 a second
+searcher with a table of its own searches the lines after the best (see deepening.py).
+"""
+from __future__ import annotations
+
+import threading
+
+from hub_engine.core import INF, Searcher, TransTable
+from hub_engine.engine.params import Settings
+from hub_engine.engine.root import wants_lines
+from hub_engine.learn.weights import evaluation
+from hub_engine.rules.position import Position
+
+
+class Searchers:
+    """The transposition table and searchers, allocated for the settings they were made for."""
+
+    def __init__(self) -> None:
+        self.tt: TransTable | None = None
+        self.threads: list[Searcher] = []         # one per thread: the main one, then helpers
+        self.lines: Searcher | None = None        # MultiPV's lines after the best, own table
+        self.halt = threading.Event()             # set by stop(): no new iteration
+        self._made_for: tuple | None = None
+        self._tables_version = -1
+
+    @property
+    def main(self) -> Searcher:
+        return self.threads[0]
+
+    def allocate(self, settings: Settings) -> None:
+        """The table (resized if needed) and one searcher per thread (the heavy part), and the
+        lines' searcher when the settings want more than one line."""
+        if self.tt is None:
+            self.tt = TransTable(settings.tt_log2)
+        elif self.tt.log2 != settings.tt_log2:
+            self.tt.resize(settings.tt_log2)
+        weights = evaluation(settings.variant.name, settings.eval)
+        rules = settings.variant.core_rules
+        self.threads = [Searcher(rules, self.tt, weights) for _ in range(settings.threads)]
+        self.lines = (Searcher(rules, TransTable(settings.tt_log2), weights)
+                      if wants_lines(settings) else None)
+        self._made_for = (settings.variant.name, settings.eval)
+        settings.tables.attach(self.every(), settings.variant)
+        self._tables_version = settings.tables.version
+
+    def stale(self, settings: Settings) -> bool:
+        """Whether the settings changed since allocate() in a way the searchers must follow."""
+        return (self.tt is None or self._made_for != (settings.variant.name, settings.eval)
+                or len(self.threads) != settings.threads or self.tt.log2 != settings.tt_log2
+                or (wants_lines(settings) and self.lines is None)
+                or (self.lines is not None and self.lines.tt.log2 != settings.tt_log2)
+                or self._tables_version != settings.tables.version)
+
+    def every(self) -> list[Searcher]:
+        """Every searcher: the threads' and the lines'."""
+        return self.threads + ([self.lines] if self.lines is not None else [])
+
+    def new_search(self) -> None:
+        """Age the tables' entries (a new search replaces the old ones first)."""
+        self.tt.new_search()
+        if self.lines is not None:
+            self.lines.tt.new_search()
+
+    def new_game(self) -> None:
+        """Forget the last game: tables and history heuristics cleared."""
+        if self.tt is not None:
+            self.tt.clear()
+        for s in self.threads:
+            s.clear_heuristics()
+        if self.lines is not None:
+            self.lines.tt.clear()
+            self.lines.clear_heuristics()
+
+    def stop(self) -> None:
+        """Stop every searcher now (any thread)."""
+        self.halt.set()
+        for s in self.every():
+            s.stop()
+
+    def start_helpers(self, root: Position, history: list, counters: tuple,
+                      max_depth: int) -> list["Helper"]:
+        helpers = [Helper(s, root, history, counters, max_depth) for s in self.threads[1:]]
+        for h in helpers:
+            h.start()
+        return helpers
+
+
+class Helper(threading.Thread):
+    """A lazy-SMP helper: deepens the same root on the shared table until halted."""
+
+    def __init__(self, searcher: Searcher, root: Position, history: list, counters: tuple,
+                 max_depth: int) -> None:
+        super().__init__(daemon=True)
+        self.searcher, self.root, self.history, self.counters = searcher, root, history, counters
+        self.max_depth = max_depth
+        self.nodes = 0
+        self._halted = threading.Event()
+
+    def run(self) -> None:
+        for depth in range(1, self.max_depth + 1):
+            if self._halted.is_set():
+                return
+            _s, _pv, nodes, completed, _m, _sel = self.searcher.iterate(
+                self.root.board, depth, -INF, INF, self.history, self.counters, 0.0, 0, True)
+            self.nodes += nodes
+            if not completed:
+                return
+
+    def halt(self) -> None:
+        """Stop the helper; stop() is repeated in case it raced with the start of an iteration."""
+        self._halted.set()
+        for _ in range(200):
+            self.searcher.stop()
+            self.join(timeout=0.005)
+            if not self.is_alive():
+                return

@@ -1,0 +1,126 @@
+"""One engine of a match or tournament: a Hub client plus the runner's handshake and `go` exchange.
+
+The runner speaks Hub over raw pipes: `hub` / `wait`, `set-param`, `init` / `ready`, `new-game`,
+and per move `pos pos=<initial position> moves="<all moves>"`, one `level` line, `go think`, then
+it reads until `done`. A move's time runs from the `pos` line to `done`. The score of the last
+`info` line before `done` is kept for score adjudication.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO
+
+from protocol.client import EngineError, HubClient
+
+HANDSHAKE_TIMEOUT = 20.0    # seconds for `hub` -> `wait` and `init` -> `ready`
+
+
+@dataclass
+class Reply:
+    """An engine's answer to `go think`."""
+
+    move: str
+    seconds: float               # from the `pos` line to `done`
+    score: float | None          # the last `info ... score=S` before `done` (mover's view, men)
+
+
+def parse_params(items: list[str] | None, what: str = "match") -> list[tuple[str, str]]:
+    """`name=value` strings as (name, value) pairs; SystemExit naming the command otherwise."""
+    out = []
+    for item in items or []:
+        if "=" not in item:
+            raise SystemExit(f"{what}: error: bad parameter {item!r} (name=value)")
+        name, value = item.split("=", 1)
+        out.append((name.strip(), value.strip()))
+    return out
+
+
+def info_score(text: str) -> float | None:
+    """The `score=` field of an `info` line, None when absent or not a number."""
+    for word in text.split()[1:]:
+        if word.startswith("score="):
+            try:
+                return float(word[6:].strip('"'))
+            except ValueError:
+                return None
+    return None
+
+
+class MatchEngine:
+    """A Hub engine driven by the runner; started lazily and restarted after a failure."""
+
+    def __init__(self, command: str, name: str, variant: str, params: list[tuple[str, str]],
+                 stderr: IO[str] | None = None, handshake_timeout: float = HANDSHAKE_TIMEOUT):
+        self.command = command
+        self.name = name
+        self.variant = variant
+        self.params = params
+        self.handshake_timeout = handshake_timeout
+        self.client = HubClient(command, stderr_copy=stderr)
+        self.id_name = name
+        self.starts = 0
+
+    def start(self) -> None:
+        """Spawn and handshake: hub/wait, variant (when declared), set-params, init/ready."""
+        self.starts += 1
+        client = self.client.start()
+        client.send("hub")
+        declared_variant = False
+        for line in client.until("wait", self.handshake_timeout):
+            words = line.text.split()
+            if words[:1] == ["id"]:
+                for w in words[1:]:
+                    if w.startswith("name="):
+                        self.id_name = w[5:].strip('"')
+            if words[:1] == ["param"] and "name=variant" in words:
+                declared_variant = True
+        if declared_variant:
+            client.send(f"set-param name=variant value={self.variant}")
+        for name, value in self.params:
+            client.send(f"set-param name={name} value={value}")
+        client.send("init")
+        client.until("ready", self.handshake_timeout)
+
+    def alive(self) -> bool:
+        return self.client.alive()
+
+    def ensure_started(self) -> None:
+        if not self.alive():
+            self.client.kill()
+            try:
+                self.start()
+            except EngineError:
+                self.client.kill()
+                raise
+
+    def kill(self) -> None:
+        self.client.kill()
+
+    def quit(self) -> None:
+        self.client.quit(2.0)
+
+    def new_game(self) -> None:
+        self.client.send("new-game")
+
+    def go(self, start_pos: str, moves: list[str], level: str, timeout: float) -> Reply:
+        """Send pos/level/go think and wait for `done`; EngineTimeout after `timeout` seconds,
+        EngineError when the engine is dead or answers without a move."""
+        self.client.drain()             # stale output (e.g. info lines after a late done)
+        if not self.client.alive():
+            raise EngineError(f"the engine {self.client.describe_exit()}")
+        # the clock runs from the `pos` line: replaying the game is part of the engine's move
+        t0 = self.client.send(f'pos pos={start_pos} moves="{" ".join(moves)}"', f"level {level}",
+                              "go think")
+        lines = self.client.until("done", timeout)
+        done = lines[-1]
+        move = None
+        for word in done.text.split()[1:]:
+            if word.startswith("move="):
+                move = word[5:].strip('"')
+        if not move:
+            raise EngineError(f"no move in '{done.text}'")
+        score = None
+        for line in lines[:-1]:
+            if line.text.split()[:1] == ["info"]:
+                score = info_score(line.text) if "score=" in line.text else score
+        return Reply(move, done.at - t0, score)
