@@ -141,7 +141,9 @@ class Deepening:
                 max(1, node_limit - used) if node_limit else 0, False, exclude or ())
             used += nodes
             if not completed:
-                return (score, pv, False, mean_depth), used
+                # cut short: its move is news only when it was proven above alpha; a fail-low
+                # in progress says nothing about which move is best (the last iteration's stays)
+                return (score, pv if score > alpha else [], False, mean_depth), used
             if score <= alpha and alpha > -INF:
                 alpha = max(-INF, score - delta)
             elif score >= beta and beta == top and ceiling is not None:
