@@ -90,11 +90,12 @@ class Clock:
             self._timer.daemon = True
             self._timer.start()
 
-    def deadline(self) -> float:
-        """The hard limit as a time.monotonic() value, 0.0 for none (or not running yet)."""
+    def deadline(self, fail_low: bool = False) -> float:
+        """The hard limit as a time.monotonic() value, 0.0 for none (or not running yet); with
+        `fail_low`, the longer one of an iteration whose root failed low."""
         if self.budget.hard is None or not self.running.is_set():
             return 0.0
-        return self._start + self.budget.hard
+        return self._start + (self.budget.fail_low_hard if fail_low else self.budget.hard)
 
     def soft_limit_passed(self, factor: float) -> bool:
         """After an iteration: is the soft target (scaled by the best move's stability)

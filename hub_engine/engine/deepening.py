@@ -156,6 +156,9 @@ class Deepening:
                 return (score, pv if score > alpha else [], False, mean_depth), used
             if score <= alpha and alpha > -INF:
                 alpha = max(-INF, score - delta)
+                if ceiling is None and deadline:
+                    # the root failed low: the re-search may run to the longer limit
+                    deadline = max(deadline, self.clock.deadline(fail_low=True))
             elif score >= beta and beta == top and ceiling is not None:
                 return (ceiling, pv, True, mean_depth), used
             elif score >= beta and beta < INF:

@@ -7,7 +7,9 @@ client writing and reading lines, process wake-ups, network lag) is at least MOV
 move, more when the client's clock shows more (Overhead). A reserve of the clock is never
 planned; with less than that left, the move is a 1-ply answer given at once.
 The soft target is where iterative deepening stops starting new iterations, stretched when the
-best move changes and shrunk when it is stable; the hard limit stops the search mid-iteration.
+best move changes and shrunk when it is stable; the hard limit stops the search mid-iteration,
+unless the iteration's root failed low (the best move so far looks worse at this depth): then
+it may run to a longer limit (`Budget.fail_low`) to find a better move or confirm the old one.
 """
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ DEFAULT_MOVES_TO_GO = 30   # sudden death: assume this many moves still to play 
 ENDGAME_MOVES_TO_GO = 10   # ... and this many once every man is gone (Scan's lerp by phase)
 HARD_FACTOR = 4.0          # the hard limit may reach this many soft targets
 HARD_SHARE = 0.4           # ... but at most this share of the clock in one move
+FAIL_LOW_FACTOR = 2.0      # an iteration whose root failed low may run to this many hard limits
+FAIL_LOW_SHARE = 0.5       # ... but at most this share of the clock
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,12 @@ class Budget:
     soft: float | None
     hard: float | None
     exact: bool = False    # move-time: spend it all; only the hard limit ends the search
+    fail_low: float | None = None   # the hard limit of an iteration whose root failed low (the
+                                    # move that was best looks worse): None, the same as hard
+
+    @property
+    def fail_low_hard(self) -> float | None:
+        return self.hard if self.fail_low is None else self.fail_low
 
 
 def seconds(value: float | None) -> float:
@@ -82,7 +92,9 @@ def budget(move_time: float | None = None, time: float | None = None, inc: float
         hard = ceiling
     else:
         hard = min(ceiling, soft * HARD_FACTOR, max(soft, available * HARD_SHARE))
-    return Budget(soft, max(soft, hard))
+    hard = max(soft, hard)
+    fail_low = min(ceiling, hard * FAIL_LOW_FACTOR, max(hard, available * FAIL_LOW_SHARE))
+    return Budget(soft, hard, fail_low=fail_low if fail_low > hard else None)
 
 
 class Overhead:

@@ -19,7 +19,7 @@ class ScriptedSearcher:
 
     def iterate(self, board, depth, alpha, beta, history, counters, deadline, node_limit,
                 helper=False, exclude=()):
-        self.calls.append((depth, alpha, beta))
+        self.calls.append((depth, alpha, beta, deadline))
         if depth < 5:
             return (10, [self.first], 1000, True, float(depth), depth)
         if len(self.calls) == 5:
@@ -32,7 +32,7 @@ def key(move):
     return (move.frm, move.to, move.captured, move.promote)
 
 
-def play_scripted(cut_pv_of, cut_score):
+def play_scripted(cut_pv_of, cut_score, limits=Limits(depth=20), calls=None):
     e = Engine()
     e.set_param("variant", "russian")
     e.set_param("tt-size", "16")
@@ -43,8 +43,10 @@ def play_scripted(cut_pv_of, cut_score):
                                 cut_score)
     e.searchers.threads[0] = scripted
     infos = []
-    result = e.search(Limits(depth=20), "think", infos.append)
+    result = e.search(limits, "think", infos.append)
     assert [c[0] for c in scripted.calls] == [1, 2, 3, 4, 5, 5]
+    if calls is not None:
+        calls.extend(scripted.calls)
     return result.move, first.hub("variant"), other.hub("variant"), infos
 
 
@@ -67,3 +69,12 @@ def test_a_move_proven_better_in_an_iteration_cut_short_is_played():
 def test_an_iteration_stopped_before_its_first_move_gives_nothing():
     move, first, _other, infos = play_scripted(lambda m: [], lambda alpha: 0)
     assert move == first and infos[-1].depth == 4
+
+
+def test_the_re_search_of_a_root_fail_low_may_run_to_the_longer_limit():
+    calls = []
+    play_scripted(lambda m: [m], lambda alpha: alpha - 40, Limits(time=60.0), calls)
+    deadlines = [c[3] for c in calls]
+    assert deadlines[0] == 0.0                          # depth 1 is always completed
+    assert deadlines[1] == deadlines[4] > 0.0           # the hard limit
+    assert deadlines[5] > deadlines[4]                  # after the fail-low: the longer one

@@ -50,6 +50,15 @@ def test_sudden_death_shares_the_clock_among_fewer_moves_as_the_men_go():
     assert ending.soft > 2.5 * opening.soft and ending.hard <= 60.0
 
 
+@pytest.mark.parametrize("clock, inc", [(0.3, 0.0), (5.0, 0.0), (60.0, 0.5), (600.0, 0.0)])
+def test_a_root_fail_low_may_run_longer_but_keeps_the_reserve(clock, inc):
+    b = budget(time=clock, inc=inc)
+    assert b.hard < b.fail_low_hard <= 2.0 * b.hard
+    assert b.fail_low_hard <= max(b.hard, 0.5 * (clock + inc))
+    assert b.fail_low_hard <= clock + inc - MOVE_OVERHEAD - RESERVE
+    assert budget(move_time=1.0).fail_low_hard == budget(move_time=1.0).hard    # no more
+
+
 def test_the_last_move_before_the_control_may_use_all_but_the_reserve():
     b = budget(time=2.0, inc=0.0, moves=1)
     assert b.hard == pytest.approx(2.0 - MOVE_OVERHEAD - RESERVE - 0.02 * (2.0 - MOVE_OVERHEAD))
