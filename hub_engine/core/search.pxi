@@ -370,7 +370,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
             return 0
         st.pv_len[ply] = ply
         if score >= beta + margin:
-            return score - margin
+            return score - margin if score < TB_BOUND else beta   # no mate score less a margin
 
     n = gen_captures(&st.r, b, moves)
     if n == 0:
