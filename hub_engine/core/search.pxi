@@ -87,7 +87,6 @@ cdef struct SearchState:
     int opt_qs_threat          # quiet plies a quiescence path may spend answering threats
     int opt_single_ext         # single-reply extension on
     int opt_probcut            # the shallow-search cut at non-PV nodes on
-    int opt_history_malus      # quiet moves searched before a quiet cutoff lose history
     int first_done             # the first root move has been fully searched
     int root_best              # index into the root move list of the best move so far
     uint32_t root_best_code    # the best root move of the previous iteration
@@ -208,35 +207,18 @@ cdef inline void score_moves(SearchState* st, const Board* b, Move* moves, int* 
             order[i] = st.history[b.side][m.frm][m.to]
 
 
-cdef inline void halve_history(SearchState* st) noexcept nogil:
-    cdef int i, j, s
-    for s in range(2):
-        for i in range(64):
-            for j in range(64):
-                st.history[s][i][j] //= 2
-
-
-cdef inline void reward_quiet(SearchState* st, const Board* b, const Move* moves, int k, int depth,
-                              int ply) noexcept nogil:
-    """The quiet move moves[k] caused a cutoff: a killer, a history bonus, and a history malus for
-    the quiet moves moves[0..k-1] searched before it in vain."""
-    cdef const Move* m = &moves[k]
+cdef inline void reward_quiet(SearchState* st, const Board* b, const Move* m, int depth, int ply) noexcept nogil:
     cdef uint32_t code = move_code(m)
-    cdef int j, bonus = depth * depth
-    cdef int* h
+    cdef int i, j, s
     if st.killers[ply][0] != code:
         st.killers[ply][1] = st.killers[ply][0]
         st.killers[ply][0] = code
-    h = &st.history[b.side][m.frm][m.to]
-    h[0] += bonus
-    if h[0] > HISTORY_MAX:
-        halve_history(st)
-    if st.opt_history_malus:
-        for j in range(k):
-            h = &st.history[b.side][moves[j].frm][moves[j].to]
-            h[0] -= bonus
-            if h[0] < -HISTORY_MAX:
-                halve_history(st)
+    st.history[b.side][m.frm][m.to] += depth * depth
+    if st.history[b.side][m.frm][m.to] > HISTORY_MAX:
+        for s in range(2):
+            for i in range(64):
+                for j in range(64):
+                    st.history[s][i][j] >>= 1
 
 
 cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, int beta, int ply,
@@ -428,8 +410,8 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
                 alpha = score
                 update_pv(st, ply, m)
                 if alpha >= beta:
-                    if m.ncap == 0:     # (then no move here captures: captures are forced)
-                        reward_quiet(st, b, moves, i, depth, ply)
+                    if m.ncap == 0:
+                        reward_quiet(st, b, m, depth, ply)
                     break
 
     if best >= beta:
@@ -610,7 +592,7 @@ cdef class Searcher:
     cdef readonly CoreRules rules
     cdef readonly TransTable tt
     cdef readonly CoreTables tables
-    cdef public int lmr, qs_threat, single_ext, probcut, history_malus   # search switches (experiments)
+    cdef public int lmr, qs_threat, single_ext, probcut   # search switches (tuning experiments)
 
     def __cinit__(self):
         self.st.moves = NULL
@@ -636,7 +618,6 @@ cdef class Searcher:
         self.qs_threat = QS_THREAT_EXT
         self.single_ext = 1
         self.probcut = 1
-        self.history_malus = 1
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
         self.clear_heuristics()
 
@@ -732,7 +713,6 @@ cdef class Searcher:
         st.opt_qs_threat = self.qs_threat
         st.opt_single_ext = self.single_ext
         st.opt_probcut = self.probcut
-        st.opt_history_malus = self.history_malus
         st.first_done = 0
         st.root_best = 0
         if len(exclude) > MAX_EXCLUDE:
