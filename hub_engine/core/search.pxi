@@ -52,6 +52,8 @@ cdef enum:
     ORDER_KILLER1 = 1 << 21
     ORDER_KILLER2 = 1 << 20
     MAX_EXCLUDE = 64           # root moves a MultiPV search can leave out
+    PROBCUT_DEPTH = 3          # the shallow-search cut from this depth on
+    PROBCUT_MARGIN = 10        # ... against beta + this many centi-men per ply of depth
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
                                # (0: the stand-pat penalty eval.threat instead; matches at fixed
                                # nodes scored 52.6% for lmr=2 + penalty against lmr=1 + one ply)
@@ -84,6 +86,7 @@ cdef struct SearchState:
     int opt_lmr                # late-move reductions on (tuning switch)
     int opt_qs_threat          # quiet plies a quiescence path may spend answering threats
     int opt_single_ext         # single-reply extension on
+    int opt_probcut            # the shallow-search cut at non-PV nodes on
     int first_done             # the first root move has been fully searched
     int root_best              # index into the root move list of the best move so far
     uint32_t root_best_code    # the best root move of the previous iteration
@@ -132,6 +135,24 @@ cdef inline bint has_capture(const Rules* r, const Board* b, int side) noexcept 
                 while (empty >> x) & 1:
                     x = NB[d][x]
             if (enemy >> x) & 1 and (empty >> NB[d][x]) & 1:
+                return True
+    return False
+
+
+cdef inline bint has_quiet(const Rules* r, const Board* b) noexcept nogil:
+    """Whether the side to move has a non-capturing move (count_quiet() > 0, without counting)."""
+    cdef int side = b.side, f, d
+    cdef bb empty = VALID & ~(b.pieces[0] | b.pieces[1])
+    cdef bb men = b.pieces[side] & ~b.kings
+    cdef bb kings = b.pieces[side] & b.kings
+    cdef int d0 = UL if side == 0 else DL
+    if (shift(men, DIR_OFFSET[d0]) | shift(men, DIR_OFFSET[d0 + 1])) & empty:
+        return True
+    while kings:
+        f = lsb(kings)
+        kings &= kings - 1
+        for d in range(4):
+            if (empty >> NB[d][f]) & 1:
                 return True
     return False
 
@@ -205,7 +226,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
     cdef Move* moves = &st.moves[ply * MAX_MOVES]
     cdef Board child
     cdef Counters cc
-    cdef int n, i, score, best
+    cdef int n, i, score, best, pieces
     st.pv_len[ply] = ply
     if out_of_time(st):
         return 0
@@ -232,8 +253,10 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
                     if alpha >= beta:
                         break
         return best
-    if st.tb_max and popcount(b.pieces[0] | b.pieces[1]) <= st.tb_max:
-        if tb_score(st.tb, &st.r, b, c, ply, &score, popcount(b.pieces[0] | b.pieces[1]) <= st.tb_plain_max):
+    if st.tb_max:
+        pieces = popcount(b.pieces[0] | b.pieces[1])
+        if pieces <= st.tb_max and tb_score(st.tb, &st.r, b, c, ply, &score,
+                                             pieces <= st.tb_plain_max):
             return score
     if qext > 0 and has_capture(&st.r, b, 1 - b.side):
         # the opponent threatens a capture: the static eval is not trustworthy, look one ply more
@@ -254,7 +277,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
                     if alpha >= beta:
                         break
         return best
-    if count_quiet(&st.r, b) == 0:
+    if not has_quiet(&st.r, b):
         return -(MATE_SCORE - ply)
     if qext == 0 and st.ev.threat and has_capture(&st.r, b, 1 - b.side):
         return evaluate(&st.ev, &st.r, b) - st.ev.threat
@@ -262,7 +285,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
 
 
 cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, int alpha, int beta,
-                int ply, int irrev, int ext_left) noexcept nogil:
+                int ply, int irrev, int ext_left, int prune) noexcept nogil:
     cdef Move* moves = &st.moves[ply * MAX_MOVES]
     cdef int* order = &st.order[ply * MAX_MOVES]
     cdef Board child
@@ -270,7 +293,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
     cdef TTHit hit
     cdef int n, i, score, best, best_i, new_depth, reduction, child_irrev, bound
     cdef int pv_node = beta - alpha > 1
-    cdef int orig_alpha
+    cdef int orig_alpha, margin, pieces
     cdef int idx = st.hist_len + ply
     cdef uint32_t code
     cdef Move* m
@@ -296,8 +319,10 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         return 0
     if ply >= MAX_PLY - 2:
         return evaluate(&st.ev, &st.r, b)
-    if st.tb_max and popcount(b.pieces[0] | b.pieces[1]) <= st.tb_max and not has_capture(&st.r, b, b.side):
-        if tb_score(st.tb, &st.r, b, c, ply, &score, popcount(b.pieces[0] | b.pieces[1]) <= st.tb_plain_max):
+    if st.tb_max:
+        pieces = popcount(b.pieces[0] | b.pieces[1])
+        if (pieces <= st.tb_max and not has_capture(&st.r, b, b.side)
+                and tb_score(st.tb, &st.r, b, c, ply, &score, pieces <= st.tb_plain_max)):
             return score
 
     # mate distance pruning
@@ -315,6 +340,20 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
                 or (hit.bound == BOUND_UPPER and hit.score <= alpha)):
             return hit.score
 
+    # the shallow-search cut (Scan's "ProbCut-like" pruning): a null-window search of this node
+    # at 40% of the depth that clears beta by a margin growing with the depth is taken as a
+    # fail-high, less the margin; the search that decides it and its subtree prune nothing
+    if (prune and st.opt_probcut and not pv_node and depth >= PROBCUT_DEPTH
+            and -TB_BOUND < beta < TB_BOUND):
+        margin = PROBCUT_MARGIN * depth
+        score = search(st, b, c, depth * 2 // 5, beta + margin - 1, beta + margin, ply, irrev,
+                       ext_left, 0)
+        if st.aborted:
+            return 0
+        st.pv_len[ply] = ply
+        if score >= beta + margin:
+            return score - margin if score < TB_BOUND else beta   # no mate score less a margin
+
     n = gen_captures(&st.r, b, moves)
     if n == 0:
         n = gen_quiet(&st.r, b, moves)
@@ -331,13 +370,15 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         pick_next(moves, order, i, n)
         m = &moves[i]
         make_move(b, m, &child)
+        if depth >= 2:
+            tt_prefetch(st.tt, st.tt_mask, child.hash)   # the child probes it first thing
         next_counters(&st.r, b, m, &child, c, &cc)
         child_irrev = irrev
         if m.ncap or not ((b.kings >> m.frm) & 1):
             child_irrev = idx + 1
         new_depth = depth - 1
         if i == 0:
-            score = -search(st, &child, &cc, new_depth, -beta, -alpha, ply + 1, child_irrev, ext_left)
+            score = -search(st, &child, &cc, new_depth, -beta, -alpha, ply + 1, child_irrev, ext_left, prune)
         else:
             reduction = 0
             if (st.opt_lmr and depth >= 3 and i >= 2 + 2 * pv_node and m.ncap == 0 and not m.promote
@@ -353,13 +394,13 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
                     if reduction > new_depth - 1:
                         reduction = new_depth - 1
             score = -search(st, &child, &cc, new_depth - reduction, -alpha - 1, -alpha, ply + 1,
-                            child_irrev, ext_left)
+                            child_irrev, ext_left, prune)
             if score > alpha and reduction and not st.aborted:
                 score = -search(st, &child, &cc, new_depth, -alpha - 1, -alpha, ply + 1,
-                                child_irrev, ext_left)
+                                child_irrev, ext_left, prune)
             if score > alpha and score < beta and pv_node and not st.aborted:
                 score = -search(st, &child, &cc, new_depth, -beta, -alpha, ply + 1, child_irrev,
-                                ext_left)
+                                ext_left, prune)
         if st.aborted:
             return 0
         if score > best:
@@ -475,16 +516,20 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
         if m.ncap or not ((b.kings >> m.frm) & 1):
             child_irrev = st.hist_len + 1
         if i == 0:
-            score = -search(st, &child, &cc, depth - 1, -beta, -alpha, 1, child_irrev, depth)
+            score = -search(st, &child, &cc, depth - 1, -beta, -alpha, 1, child_irrev, depth, 1)
         else:
-            score = -search(st, &child, &cc, depth - 1, -alpha - 1, -alpha, 1, child_irrev, depth)
+            score = -search(st, &child, &cc, depth - 1, -alpha - 1, -alpha, 1, child_irrev, depth, 1)
             if score > alpha and score < beta and not st.aborted:
-                score = -search(st, &child, &cc, depth - 1, -beta, -alpha, 1, child_irrev, depth)
+                score = -search(st, &child, &cc, depth - 1, -beta, -alpha, 1, child_irrev, depth, 1)
         if st.aborted:
             break
         st.first_done = 1
         if score > best:
             best = score
+        # The best move changes only for a score above alpha: every move of a fail-low returns
+        # an upper bound, and the loosest of them says nothing about which move is best, so
+        # the first move (the last iteration's best) stays the move, the PV and the TT move.
+        if i == 0 or score > alpha:
             st.root_best = i
             if score > alpha:
                 alpha = score
@@ -547,7 +592,7 @@ cdef class Searcher:
     cdef readonly CoreRules rules
     cdef readonly TransTable tt
     cdef readonly CoreTables tables
-    cdef public int lmr, qs_threat, single_ext   # search switches (tuning experiments)
+    cdef public int lmr, qs_threat, single_ext, probcut   # search switches (tuning experiments)
 
     def __cinit__(self):
         self.st.moves = NULL
@@ -572,6 +617,7 @@ cdef class Searcher:
         self.lmr = 2
         self.qs_threat = QS_THREAT_EXT
         self.single_ext = 1
+        self.probcut = 1
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
         self.clear_heuristics()
 
@@ -666,6 +712,7 @@ cdef class Searcher:
         st.opt_lmr = self.lmr
         st.opt_qs_threat = self.qs_threat
         st.opt_single_ext = self.single_ext
+        st.opt_probcut = self.probcut
         st.first_done = 0
         st.root_best = 0
         if len(exclude) > MAX_EXCLUDE:

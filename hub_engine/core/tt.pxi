@@ -10,6 +10,31 @@
 #                     generation 56-63
 
 from libc.stdlib cimport malloc, free
+
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #ifdef __linux__
+    #include <sys/mman.h>
+    #endif
+    /* Memory for the table: aligned to a cache line (a bucket is one line, so a probe reads one
+       line, not two), and to 2 MiB from that size on, asking Linux for huge pages (one TLB
+       entry covers 2 MiB of randomly probed table instead of 4 KiB). NULL when out of memory. */
+    static void* hub_tt_alloc(size_t bytes) {
+        void* p = NULL;
+        size_t align = bytes >= ((size_t)2 << 20) ? ((size_t)2 << 20) : 64;
+        if (posix_memalign(&p, align, bytes) != 0)
+            return NULL;
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        if (align > 64)
+            madvise(p, bytes, MADV_HUGEPAGE);
+    #endif
+        return p;
+    }
+    static inline void hub_prefetch(const void* p) { __builtin_prefetch(p); }
+    """
+    void* hub_tt_alloc(size_t bytes) nogil
+    void hub_prefetch(const void* p) nogil
 from libc.string cimport memset
 from libc.stdint cimport int16_t, int8_t
 
@@ -88,7 +113,7 @@ cdef class TransTable:
         if log2_entries < 4 or log2_entries > 34:
             raise ValueError("log2_entries must be between 4 and 34")
         cdef size_t n = (<size_t>1) << log2_entries
-        cdef TTEntry* e = <TTEntry*>malloc(n * sizeof(TTEntry))
+        cdef TTEntry* e = <TTEntry*>hub_tt_alloc(n * sizeof(TTEntry))
         if e == NULL:
             raise MemoryError(f"cannot allocate a transposition table of 2**{log2_entries} entries")
         if self.entries != NULL:
@@ -124,6 +149,11 @@ cdef class TransTable:
         if self.entries != NULL:
             free(self.entries)
             self.entries = NULL
+
+
+cdef inline void tt_prefetch(TTEntry* table, uint64_t mask, uint64_t key) noexcept nogil:
+    """Start loading the bucket of key into the cache (a probe follows soon)."""
+    hub_prefetch(&table[(key & mask) * TT_BUCKET])
 
 
 cdef inline void tt_probe(TTEntry* table, uint64_t mask, uint64_t key, int ply, TTHit* hit) noexcept nogil:

@@ -2,8 +2,10 @@
 
 A move's clock runs from the moment its `go` line was read (or from `ponder-hit` for a ponder
 search). `timeman.budget` turns the `level` into a soft target (no new iteration after it) and
-a hard limit; a timer thread calls `on_hard_limit` at the hard limit, and each iteration after
-the first also gets the hard limit as its deadline. The per-move cost the engine cannot see is
+a hard limit; each iteration after the first gets the hard limit as its deadline. Only a clock
+started by `ponder-hit` also needs a timer thread (which calls `on_hard_limit` at the hard
+limit): the iteration running then was started without a deadline. A search on the clock from
+its start starts no thread, which on a busy machine can cost milliseconds of the move. The per-move cost the engine cannot see is
 learnt from the clock between moves (timeman.Overhead).
 
 States: idle -> running (think, analyze), or idle -> pondering -> running (ponder-hit) -> idle.
@@ -50,13 +52,14 @@ class Clock:
             self.overhead.forget()
             self._move = None
 
-    def arm(self, limits: Limits, mode: str) -> None:
+    def arm(self, limits: Limits, mode: str, phase: float = 0.0) -> None:
         """The search starts: its budget, and the clock runs (a ponder search waits for
         ponder-hit, unless it came already). `go analyze` honours limits the client gave;
-        with none it runs until `stop`."""
+        with none it runs until `stop`. `phase` is timeman.budget's (0 at the start of a game,
+        1 with no men left)."""
         self.budget = (Budget(None, None) if limits.is_unlimited() else
                        budget(limits.move_time, limits.time, limits.inc, limits.moves,
-                              self.overhead.estimate))
+                              self.overhead.estimate, phase))
         with self._lock:
             if mode == "ponder" and not self._early_hit:
                 self._state = "pondering"          # no clock until ponder-hit
@@ -70,27 +73,29 @@ class Clock:
         with self._lock:
             if self._state == "pondering":
                 self._state = "running"
-                self._run()
+                self._run(timer=True)
             elif self._state == "idle":
                 self._early_hit = True     # overtook the first lines of search(): keep it
 
-    def _run(self, since: float | None = None) -> None:
-        """The clock runs from `since` (default now): arm the hard-limit timer (caller holds
-        the lock). No timer for a zero budget: the 1-ply iteration must complete."""
+    def _run(self, since: float | None = None, timer: bool = False) -> None:
+        """The clock runs from `since` (default now), with the hard-limit timer if asked for
+        (caller holds the lock). No timer for a zero budget: the 1-ply iteration must
+        complete."""
         self.running.set()
         now = time.monotonic()
         self._start = now if since is None else min(since, now)
-        if self.budget.hard:
+        if timer and self.budget.hard:
             left = max(0.001, self._start + self.budget.hard - now)
             self._timer = threading.Timer(left, self._on_hard_limit)
             self._timer.daemon = True
             self._timer.start()
 
-    def deadline(self) -> float:
-        """The hard limit as a time.monotonic() value, 0.0 for none (or not running yet)."""
+    def deadline(self, fail_low: bool = False) -> float:
+        """The hard limit as a time.monotonic() value, 0.0 for none (or not running yet); with
+        `fail_low`, the longer one of an iteration whose root failed low."""
         if self.budget.hard is None or not self.running.is_set():
             return 0.0
-        return self._start + self.budget.hard
+        return self._start + (self.budget.fail_low_hard if fail_low else self.budget.hard)
 
     def soft_limit_passed(self, factor: float) -> bool:
         """After an iteration: is the soft target (scaled by the best move's stability)

@@ -41,6 +41,7 @@ class Deepening:
         self.last_lines: list[Line] = []   # the last completed iteration's lines
         self.last_depth = 0
         self.last_info = Info()            # the last `info` reported
+        self._texts: dict[int, tuple] = {}  # id(Move) -> (Move, Hub string): lines repeat
 
     def run(self, game: Game, mode: str) -> list:
         """The best line found (legal moves), [] when not even depth 1 gave one."""
@@ -56,6 +57,7 @@ class Deepening:
         score = 0
         guesses: list[int] = []          # each line's score in the last iteration
         stability = Stability()
+        legal = LegalLines(root)
         try:
             for depth in range(1, self.plan.max_depth + 1):
                 if depth > 1 and halt.is_set():
@@ -77,7 +79,7 @@ class Deepening:
                                                  counters, deadline, left, exclude, ceiling)
                     nodes += used
                     it_score, pv_moves, done, mean_depth = result
-                    pv = legal_pv(root, pv_moves)
+                    pv = legal(pv_moves)
                     if pv and (done or k == 0):
                         lines.append((it_score, pv, mean_depth))
                     if not done or not pv:
@@ -114,9 +116,17 @@ class Deepening:
             line_score, pv, mean_depth = lines[k - 1]
             self.last_info = Info(depth=depth, mean_depth=mean_depth,
                                   score=score_to_hub(line_score), nodes=nodes, time=elapsed,
-                                  nps=nps, pv=[m.hub(self.notation) for m in pv],
+                                  nps=nps, pv=[self.text(m) for m in pv],
                                   multipv=k if self.multipv > 1 else None)
             self.on_info(self.last_info)
+
+    def text(self, move) -> str:
+        """The move's Hub string, made once per search (each iteration's line mostly repeats
+        the last one's moves, the same objects: see LegalLines)."""
+        known = self._texts.get(id(move))
+        if known is None or known[0] is not move:
+            known = self._texts[id(move)] = (move, move.hub(self.notation))
+        return known[1]
 
     def aspirate(self, searcher: Searcher, root: Position, depth: int, guess: int,
                  history: list, counters: tuple, deadline: float, node_limit: int,
@@ -141,9 +151,14 @@ class Deepening:
                 max(1, node_limit - used) if node_limit else 0, False, exclude or ())
             used += nodes
             if not completed:
-                return (score, pv, False, mean_depth), used
+                # cut short: its move is news only when it was proven above alpha; a fail-low
+                # in progress says nothing about which move is best (the last iteration's stays)
+                return (score, pv if score > alpha else [], False, mean_depth), used
             if score <= alpha and alpha > -INF:
                 alpha = max(-INF, score - delta)
+                if ceiling is None and deadline:
+                    # the root failed low: the re-search may run to the longer limit
+                    deadline = max(deadline, self.clock.deadline(fail_low=True))
             elif score >= beta and beta == top and ceiling is not None:
                 return (ceiling, pv, True, mean_depth), used
             elif score >= beta and beta < INF:
@@ -163,16 +178,29 @@ class Deepening:
         return self.clock.soft_limit_passed(factor)
 
 
-def legal_pv(root: Position, pv_moves: list) -> list:
-    """The pv as legal Moves, cut at the first move that is not legal (a stale table hit)."""
-    out = []
-    pos = root
-    for frm, to, captured, promote in pv_moves:
-        match = [m for m in pos.legal_moves()
-                 if m.frm == frm and m.to == to and m.captured == tuple(captured)
-                 and m.promote == bool(promote)]
-        if not match:
-            break
-        out.append(match[0])
-        pos = pos.play(match[0])
-    return out
+class LegalLines:
+    """The core's lines as legal Moves from one root, cut at the first move that is not legal
+    (a stale table hit). Each iteration's line mostly repeats the last one's, so the moves and
+    positions along earlier lines are kept (a tree of them) and only the new part is played."""
+
+    def __init__(self, root: Position) -> None:
+        self.root = root
+        self._tree: dict = {}        # move key -> (Move, Position after it, subtree)
+
+    def __call__(self, pv_moves: list) -> list:
+        out = []
+        pos, tree = self.root, self._tree
+        for frm, to, captured, promote in pv_moves:
+            key = (frm, to, tuple(captured), bool(promote))
+            node = tree.get(key)
+            if node is None:
+                match = [m for m in pos.legal_moves()
+                         if m.frm == frm and m.to == to and m.captured == key[2]
+                         and m.promote == key[3]]
+                if not match:
+                    break
+                node = tree[key] = (match[0], pos.play(match[0]), {})
+            move, pos, tree = node
+            out.append(move)
+        return out
+

@@ -180,7 +180,7 @@ class Engine:
         plan = root.plan(settings, self.game, limits, mode, self.searchers.every())
         self._search_now = running = Deepening(self.searchers, self.clock, plan, notation,
                                                settings.multipv, on_info)
-        self.clock.arm(limits, mode)
+        self.clock.arm(limits, mode, root.phase(self.game))
         pv = running.run(self.game, mode)
         if plan.weak:
             pv = root.skill_choice(pv, running.last_lines, running.last_info, running.last_depth,

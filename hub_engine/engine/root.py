@@ -43,6 +43,16 @@ def search_bounds(limits: Limits) -> tuple[int, int]:
     return depth, nodes
 
 
+START_MEN = 24            # men on an 8x8 board at the start of a game
+
+
+def phase(game: Game) -> float:
+    """How far the game is from its start (0, every man on the board) to its end (1, no men
+    left), as the clock's share of moves to go reads it (timeman.budget)."""
+    men0, _kings0, men1, _kings1 = game.position.board.pieces()
+    return 1.0 - min(START_MEN, len(men0) + len(men1)) / START_MEN
+
+
 def wants_lines(settings: Settings) -> bool:
     """Whether searches need more than one line (MultiPV, or a skill level's candidates), and
     so the second searcher that searches the lines after the best."""

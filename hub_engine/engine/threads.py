@@ -83,25 +83,45 @@ class Searchers:
 
     def start_helpers(self, root: Position, history: list, counters: tuple,
                       max_depth: int) -> list["Helper"]:
-        helpers = [Helper(s, root, history, counters, max_depth) for s in self.threads[1:]]
+        helpers = [Helper(s, root, history, counters, max_depth, k)
+                   for k, s in enumerate(self.threads[1:], 1)]
         for h in helpers:
             h.start()
         return helpers
 
 
+# Depths a helper skips (Stockfish 8's lazy SMP): helper k skips depth d when
+# ((d + SKIP_PHASE[i]) // SKIP_SIZE[i]) is odd, i = (k - 1) % 20; so helpers 1 and 2 search
+# every other depth, one the odd and one the even ones, and the ones after them blocks of 2, 3
+# and 4 depths: at any time some helper is one or more plies ahead of the main search.
+SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
+SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
+
+
+def helper_depths(k: int, max_depth: int) -> list[int]:
+    """The depths helper k (1, 2...) searches, in order; always max_depth at the end."""
+    i = (k - 1) % len(SKIP_SIZE)
+    depths = [d for d in range(1, max_depth + 1)
+              if ((d + SKIP_PHASE[i]) // SKIP_SIZE[i]) % 2 == 0]
+    if not depths or depths[-1] != max_depth:
+        depths.append(max_depth)
+    return depths
+
+
 class Helper(threading.Thread):
-    """A lazy-SMP helper: deepens the same root on the shared table until halted."""
+    """A lazy-SMP helper: deepens the same root on the shared table until halted, at depths
+    staggered with the other helpers' (helper_depths)."""
 
     def __init__(self, searcher: Searcher, root: Position, history: list, counters: tuple,
-                 max_depth: int) -> None:
+                 max_depth: int, k: int = 1) -> None:
         super().__init__(daemon=True)
         self.searcher, self.root, self.history, self.counters = searcher, root, history, counters
-        self.max_depth = max_depth
+        self.depths = helper_depths(k, max_depth)
         self.nodes = 0
         self._halted = threading.Event()
 
     def run(self) -> None:
-        for depth in range(1, self.max_depth + 1):
+        for depth in self.depths:
             if self._halted.is_set():
                 return
             _s, _pv, nodes, completed, _m, _sel = self.searcher.iterate(

@@ -7,7 +7,9 @@ client writing and reading lines, process wake-ups, network lag) is at least MOV
 move, more when the client's clock shows more (Overhead). A reserve of the clock is never
 planned; with less than that left, the move is a 1-ply answer given at once.
 The soft target is where iterative deepening stops starting new iterations, stretched when the
-best move changes and shrunk when it is stable; the hard limit stops the search mid-iteration.
+best move changes and shrunk when it is stable; the hard limit stops the search mid-iteration,
+unless the iteration's root failed low (the best move so far looks worse at this depth): then
+it may run to a longer limit (`Budget.fail_low`) to find a better move or confirm the old one.
 """
 from __future__ import annotations
 
@@ -22,9 +24,12 @@ MOVE_OVERHEAD = 0.001      # seconds per move outside the engine's view (client 
 RESERVE = 0.02             # seconds of the clock never planned; under this, answer at once
 RESERVE_SHARE = 0.02       # ... plus this share of the clock
 MOVE_TIME_MARGIN = 0.03    # `move-time`: kept back from it (at most a quarter of it)
-DEFAULT_MOVES_TO_GO = 30   # sudden death: assume this many moves still to play
+DEFAULT_MOVES_TO_GO = 30   # sudden death: assume this many moves still to play at the start,
+ENDGAME_MOVES_TO_GO = 10   # ... and this many once every man is gone (Scan's lerp by phase)
 HARD_FACTOR = 4.0          # the hard limit may reach this many soft targets
 HARD_SHARE = 0.4           # ... but at most this share of the clock in one move
+FAIL_LOW_FACTOR = 2.0      # an iteration whose root failed low may run to this many hard limits
+FAIL_LOW_SHARE = 0.5       # ... but at most this share of the clock
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,12 @@ class Budget:
     soft: float | None
     hard: float | None
     exact: bool = False    # move-time: spend it all; only the hard limit ends the search
+    fail_low: float | None = None   # the hard limit of an iteration whose root failed low (the
+                                    # move that was best looks worse): None, the same as hard
+
+    @property
+    def fail_low_hard(self) -> float | None:
+        return self.hard if self.fail_low is None else self.fail_low
 
 
 def seconds(value: float | None) -> float:
@@ -44,10 +55,21 @@ def seconds(value: float | None) -> float:
     return min(MAX_SECONDS, max(0.0, value or 0.0))
 
 
+def moves_to_go(phase: float, moves: int | None = None) -> int:
+    """Moves that share the clock: the client's `moves` (to the next time control) when given;
+    in sudden death a guess from DEFAULT_MOVES_TO_GO at the start (phase 0) down to
+    ENDGAME_MOVES_TO_GO when every man is gone (phase 1), as Scan's time allocation."""
+    if moves and moves > 0:
+        return moves
+    phase = min(1.0, max(0.0, phase))
+    return round(DEFAULT_MOVES_TO_GO + (ENDGAME_MOVES_TO_GO - DEFAULT_MOVES_TO_GO) * phase)
+
+
 def budget(move_time: float | None = None, time: float | None = None, inc: float | None = None,
-           moves: int | None = None, overhead: float = MOVE_OVERHEAD) -> Budget:
+           moves: int | None = None, overhead: float = MOVE_OVERHEAD, phase: float = 0.0) -> Budget:
     """The time this move may use, counted from the moment its `go` was read; `overhead` is
-    what each move costs the clock beyond that (Overhead.estimate)."""
+    what each move costs the clock beyond that (Overhead.estimate); `phase` is how far the game
+    is from its start (0) to its end (1, no men left): fewer moves are left to share the clock."""
     if move_time is not None:
         move_time = seconds(move_time)
         hard = move_time - min(MOVE_TIME_MARGIN, 0.25 * move_time)
@@ -61,16 +83,18 @@ def budget(move_time: float | None = None, time: float | None = None, inc: float
     ceiling = available - reserve
     if ceiling <= 0:
         return Budget(0.0, 0.0)
-    moves_to_go = min(moves, 10**6) if moves and moves > 0 else DEFAULT_MOVES_TO_GO
+    to_go = moves_to_go(phase, min(moves, 10**6) if moves and moves > 0 else None)
     # this move's share of the clock, less its overhead; the clock left shrinks with every
     # share, so the reserve is never reached by shares (only the ceiling has to keep it)
-    share = max(0.0, time / moves_to_go - overhead)
+    share = max(0.0, time / to_go - overhead)
     soft = min(ceiling, share + inc * 0.9)
-    if moves_to_go == 1:
+    if to_go == 1:
         hard = ceiling
     else:
         hard = min(ceiling, soft * HARD_FACTOR, max(soft, available * HARD_SHARE))
-    return Budget(soft, max(soft, hard))
+    hard = max(soft, hard)
+    fail_low = min(ceiling, hard * FAIL_LOW_FACTOR, max(hard, available * FAIL_LOW_SHARE))
+    return Budget(soft, hard, fail_low=fail_low if fail_low > hard else None)
 
 
 class Overhead:

@@ -4,8 +4,9 @@ import threading
 
 import pytest
 
-from hub_engine.engine.timeman import (DEFAULT_MOVES_TO_GO, MAX_SECONDS, MOVE_OVERHEAD, MOVE_TIME_MARGIN,
-                                RESERVE, Budget, Overhead, budget)
+from hub_engine.engine.timeman import (DEFAULT_MOVES_TO_GO, ENDGAME_MOVES_TO_GO, MAX_SECONDS,
+                                       MOVE_OVERHEAD, MOVE_TIME_MARGIN, RESERVE, Budget, Overhead,
+                                       budget, moves_to_go)
 
 CLOCKS = [0.0, 0.001, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0, 3.0, 60.0, 3600.0]
 
@@ -36,6 +37,26 @@ def test_the_share_of_the_clock_counts_the_overhead_of_the_move():
     assert budget(time=3.0, overhead=0.05).soft == pytest.approx(3.0 / DEFAULT_MOVES_TO_GO - 0.05)
     assert budget(time=3.0, inc=1.0).soft > b.soft + 0.8                   # the increment counts
     assert budget(time=3.0, moves=10).soft > budget(time=3.0, moves=20).soft
+
+
+def test_sudden_death_shares_the_clock_among_fewer_moves_as_the_men_go():
+    assert moves_to_go(0.0) == DEFAULT_MOVES_TO_GO
+    assert moves_to_go(1.0) == ENDGAME_MOVES_TO_GO
+    assert moves_to_go(0.5) == (DEFAULT_MOVES_TO_GO + ENDGAME_MOVES_TO_GO) // 2
+    assert moves_to_go(-3.0) == DEFAULT_MOVES_TO_GO and moves_to_go(7.0) == ENDGAME_MOVES_TO_GO
+    assert moves_to_go(1.0, moves=40) == 40            # the client's count to the control wins
+    opening, ending = budget(time=60.0, phase=0.0), budget(time=60.0, phase=1.0)
+    assert ending.soft == pytest.approx(60.0 / ENDGAME_MOVES_TO_GO - MOVE_OVERHEAD)
+    assert ending.soft > 2.5 * opening.soft and ending.hard <= 60.0
+
+
+@pytest.mark.parametrize("clock, inc", [(0.3, 0.0), (5.0, 0.0), (60.0, 0.5), (600.0, 0.0)])
+def test_a_root_fail_low_may_run_longer_but_keeps_the_reserve(clock, inc):
+    b = budget(time=clock, inc=inc)
+    assert b.hard < b.fail_low_hard <= 2.0 * b.hard
+    assert b.fail_low_hard <= max(b.hard, 0.5 * (clock + inc))
+    assert b.fail_low_hard <= clock + inc - MOVE_OVERHEAD - RESERVE
+    assert budget(move_time=1.0).fail_low_hard == budget(move_time=1.0).hard    # no more
 
 
 def test_the_last_move_before_the_control_may_use_all_but_the_reserve():

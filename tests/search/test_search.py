@@ -168,6 +168,44 @@ def test_incomplete_iteration_keeps_the_best_root_move():
     assert pv == [] or pv[0] in legal_keys(b)
 
 
+def _after_a_root_fail_low(variant, text):
+    """A searcher deepened to 6 plies (best move M), then a 7-ply iteration with a window 2 men
+    above the score, where every root move fails low: (searcher, board, counters, M, score,
+    the fail-low result)."""
+    s = make_searcher(variant)
+    b = board_of(variant, text)
+    c = b.initial_counters()
+    for d in range(1, 7):
+        r = s.iterate(b, d, -INF, INF, [], c, 0.0, 0)
+    low = s.iterate(b, 7, r[0] + 200, r[0] + 201, [], c, 0.0, 0)
+    return s, b, c, r[1][0], r[0], low
+
+
+# positions where the root moves' upper bounds in a fail-low put another move than the best on top
+FAIL_LOW_ROOTS = [("russian", "start"), ("brazilian", "Wbbbbbbbbeeebeweeeeebeeewwwwwwwww")]
+
+
+@pytest.mark.parametrize("variant,text", FAIL_LOW_ROOTS)
+def test_a_root_fail_low_keeps_the_last_iterations_move(variant, text):
+    _s, b, _c, best, score, low = _after_a_root_fail_low(variant, text)
+    assert low[3] and low[0] <= score + 200
+    assert low[1][0] == best
+
+
+@pytest.mark.parametrize("variant,text", FAIL_LOW_ROOTS)
+def test_a_re_search_cut_short_after_a_fail_low_plays_the_last_iterations_move(variant, text):
+    # the aspiration re-search with a lower window, stopped as soon as its first root move is
+    # searched: that move, the one reported, must be the last iteration's best
+    for limit in range(100, 30000, 100):
+        s, b, c, best, score, _low = _after_a_root_fail_low(variant, text)
+        r = s.iterate(b, 7, score - 300, score + 201, [], c, 0.0, limit)
+        if r[1]:
+            assert not r[3]
+            assert r[1][0] == best
+            return
+    pytest.fail("no node limit stopped the re-search after its first root move")
+
+
 def test_stop_from_another_thread():
     s = make_searcher("russian")
     b = board_of("russian")
