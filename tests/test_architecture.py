@@ -18,7 +18,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("protocol",),                                        # the Hub protocol, no draughts at all
     ("hub_engine.core",),                                 # the compiled core
     ("hub_engine.rules",),                                # variants, positions, notation, PDN
-    ("hub_engine", "hub_engine.lifetime", "hub_engine.program", "hub_engine.quality"),
+    ("hub_engine", "hub_engine.datafiles", "hub_engine.lifetime", "hub_engine.program",
+     "hub_engine.quality"),
     ("hub_engine.executors",),                            # tasks on a pool or a Dask cluster
     ("hub_engine.tables",),                               # endgame tables
     ("hub_engine.learn",),                                # learned evaluation: weights, training

@@ -24,7 +24,7 @@ from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
-from hub_engine.tables.fileformat import existing     # path, or its .xz twin
+from hub_engine.datafiles import existing, read_bytes
 
 MAGIC = b"HUBBOOK1"
 VERSION = 1
@@ -133,14 +133,7 @@ def decode(raw: bytes, name: str) -> BookData:
 def read_book(path: Path, *, ruleset: str, fingerprint: int) -> BookData:
     """Read and check a whole book file for a rule-set (BookFileError says what is wrong)."""
     path = existing(Path(path)) or Path(path)
-    try:
-        raw = path.read_bytes()
-        if path.suffix == ".xz":
-            raw = lzma.decompress(raw)
-    except OSError as exc:
-        raise BookFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except lzma.LZMAError:
-        raise BookFileError(f"{path}: damaged (not a valid xz stream)") from None
+    raw = read_bytes(path, BookFileError)
     data = decode(raw, str(path))
     if data.header.ruleset != ruleset:
         raise BookFileError(f"{path}: a {data.header.ruleset} book, not {ruleset}")

@@ -32,7 +32,7 @@ from loguru import logger
 from hub_engine.book import store
 from hub_engine.book.fileformat import EXPANDED, BookData, BookFileError, read_book, rules_fingerprint
 from hub_engine.book.keys import board_key, negate
-from hub_engine.tables.fileformat import existing
+from hub_engine.datafiles import existing
 from protocol import ParamSpec
 
 DEFAULT_PLY = 40

@@ -10,23 +10,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hub_engine.datafiles import chosen_dir, user_dir
+
 ENV_VAR = "HUB_ENGINE_BOOKS"
 
 
 def default_dir() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("hub-engine", appauthor=False)) / "books"
+    return user_dir("books")
 
 
 def books_dir(explicit: str | os.PathLike | None = None) -> Path:
     """The books directory: explicit, else $HUB_ENGINE_BOOKS, else the user data directory."""
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    return default_dir()
+    return chosen_dir(explicit, ENV_VAR, "books")
 
 
 def packaged_dir() -> Path:

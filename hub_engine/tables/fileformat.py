@@ -12,12 +12,13 @@ compressed with xz (<slice>.tb.xz).
 from __future__ import annotations
 
 import json
-import lzma
 import os
 import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+
+from hub_engine.datafiles import existing, read_bytes
 
 MAGIC = b"HUBENDTB"
 VERSION = 1
@@ -81,14 +82,6 @@ def write_table(path: Path, header: Header, blocks: bytes, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def existing(path: Path) -> Path | None:
-    """path, or its xz-compressed twin path.xz (how the package ships its small tables)."""
-    if path.exists():
-        return path
-    xz = path.with_name(path.name + ".xz")
-    return xz if xz.exists() else None
-
-
 def read_header(raw: bytes, path: Path) -> Header:
     if len(raw) < HEADER_SIZE:
         raise TableFileError(f"{path}: truncated ({len(raw)} bytes, header needs {HEADER_SIZE})")
@@ -109,14 +102,7 @@ def read_table(path: Path, *, kind: int, ruleset: str, material: tuple, fingerpr
                size: int) -> TableFile:
     """Read and check a whole table file; TableFileError says what is wrong."""
     path = existing(Path(path)) or Path(path)
-    try:
-        raw = path.read_bytes()
-        if path.suffix == ".xz":
-            raw = lzma.decompress(raw)
-    except OSError as exc:
-        raise TableFileError(f"{path}: cannot read ({exc.strerror})") from None
-    except lzma.LZMAError:
-        raise TableFileError(f"{path}: damaged (not a valid xz stream)") from None
+    raw = read_bytes(path, TableFileError)
     h = read_header(raw, path)
     expected = HEADER_SIZE + 8 * h.nblocks + h.data_len
     if len(raw) != expected:

@@ -19,6 +19,7 @@ from pathlib import Path
 from loguru import logger
 
 from hub_engine.core import CoreTables
+from hub_engine.datafiles import existing
 from hub_engine.rules.position import Position
 from hub_engine.tables import fileformat as ff
 from hub_engine.tables.store import read_slice
@@ -54,7 +55,7 @@ class Tables:
     def _load(self, roots: list[Path], kind: int, m: Material) -> None:
         folder = "wld" if kind == ff.KIND_WLD else "dtc"
         for root in roots:
-            path = ff.existing(slice_path(root, self.ruleset, folder, m))
+            path = existing(slice_path(root, self.ruleset, folder, m))
             if path is None:
                 continue
             try:
@@ -148,7 +149,7 @@ def pieces_on_disk(ruleset: str, roots: list[Path]) -> int:
     """complete_pieces() from file names alone (no reading): what `hub` announces as bb-size."""
     best = 0
     for n in range(2, MAX_PIECES + 1):
-        if all(any(ff.existing(slice_path(r, ruleset, "wld", m)) for r in roots) for m in slices(n)):
+        if all(any(existing(slice_path(r, ruleset, "wld", m)) for r in roots) for m in slices(n)):
             best = n
         else:
             break

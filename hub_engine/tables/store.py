@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hub_engine.datafiles import chosen_dir, user_dir
 from hub_engine.tables import fileformat as ff
 from hub_engine.tables.slices import Material, ruleset_variant
 
@@ -17,19 +18,12 @@ ENV_VAR = "HUB_ENGINE_TABLES"
 
 
 def default_dir() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("hub-engine", appauthor=False)) / "tables"
+    return user_dir("tables")
 
 
 def tables_dir(explicit: str | os.PathLike | None = None) -> Path:
     """The tables directory: explicit (--dir, tables-path), else $HUB_ENGINE_TABLES, else default."""
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    return default_dir()
+    return chosen_dir(explicit, ENV_VAR, "tables")
 
 
 def packaged_dir() -> Path:

@@ -10,32 +10,13 @@ import random
 import time
 
 import pytest
-from gui_helpers import (board_position, board_server, choose_variant, chromium, click_square,
-                         drag, js, labels, mode, unflip, open_board, page_errors, pieces, screenshot,
-                         wait_until)
+from gui_helpers import (board_position, choose_variant, click_square, drag, js, labels, mode,
+                         unflip, page_errors, pieces, screenshot, wait_until)
 
 from hub_engine.report.boards import square_xy
 from hub_engine.rules import notation
 from hub_engine.rules.position import Game, Position
 from hub_engine.rules.variants import VARIANTS
-
-
-@pytest.fixture(scope="module")
-def server():
-    with board_server() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    with chromium() as driver:
-        open_board(driver, server.url)
-        yield driver
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    return tmp_path_factory.mktemp("gui-screenshots")
 
 
 def hub_of(driver) -> str:

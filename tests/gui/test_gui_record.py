@@ -8,32 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
-from gui_helpers import (board_position, board_server, choose_variant, chromium, click_square,
-                         js, mode, open_board, page_errors, screenshot, unflip, wait_until)
+from gui_helpers import (board_position, choose_variant, click_square, js, mode, page_errors,
+                         screenshot, unflip, wait_until)
 
 from hub_engine.rules import notation, pdn
 from hub_engine.rules.position import Game, Position
 from hub_engine.rules.variants import VARIANTS
 
 TINSLEY = Path(__file__).resolve().parents[1] / "data" / "checkerboard" / "tinsley.pdn"
-
-
-@pytest.fixture(scope="module")
-def server():
-    with board_server() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    with chromium() as driver:
-        open_board(driver, server.url)
-        yield driver
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    return tmp_path_factory.mktemp("gui-screenshots")
 
 
 def set_fen(driver, fen: str) -> None:

@@ -48,12 +48,6 @@ def ready(ws) -> dict:
     return ws_until(ws, lambda m: m.get("type") == "engine" and m.get("state") == "ready")
 
 
-@pytest.fixture(scope="module")
-def server():
-    with board_server() as s:
-        yield s
-
-
 # --- the command ---------------------------------------------------------------------------------
 
 def test_the_first_line_is_the_address_with_its_token(server):
