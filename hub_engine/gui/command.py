@@ -103,16 +103,20 @@ def run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     guard = Guard.for_host(args.host, port)
     url = f"http://{browser_host(args.host)}:{port}{guard.prefix}/"
-    print(url, flush=True)
     if getattr(sys, "frozen", False):
         _watch_launcher()
     from hub_engine.gui.engines import EngineConfig
     from hub_engine.gui.serve import serve
 
     config = EngineConfig(tuple(command), tuple(args.engine_param or ()), args.idle_minutes * 60)
-    if not args.no_browser:
-        _open_browser(url)
-    return serve(sock, config, guard, args.max_tabs, os.environ.get("HUB_ENGINE_GUI_DEBUG") == "1")
+
+    def ready() -> None:
+        print(url, flush=True)
+        if not args.no_browser:
+            _open_browser(url)
+
+    return serve(sock, config, guard, args.max_tabs, ready,
+                 os.environ.get("HUB_ENGINE_GUI_DEBUG") == "1")
 
 
 def _watch_launcher() -> None:

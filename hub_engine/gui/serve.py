@@ -1,7 +1,8 @@
-"""Running the board's application with uvicorn on a socket already bound (its port printed)."""
+"""Running the board's application with uvicorn on a socket already bound."""
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 
 import uvicorn
 
@@ -22,10 +23,25 @@ def config(sock_app, debug: bool = False) -> uvicorn.Config:
                           limit_concurrency=64, server_header=False, date_header=False)
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server that says when it serves: the address is printed only once Ctrl-C
+    is uvicorn's to handle, so a Ctrl-C right after the address always ends the server."""
+
+    def __init__(self, cfg: uvicorn.Config, on_ready: Callable[[], None]) -> None:
+        super().__init__(cfg)
+        self.on_ready = on_ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and not self.should_exit:
+            self.on_ready()
+
+
 def serve(sock: socket.socket, engine: EngineConfig, guard: Guard, max_tabs: int,
-          debug: bool = False) -> int:
-    """Serve until Ctrl-C (or SIGTERM); every tab's engine is ended on the way out."""
+          on_ready: Callable[[], None], debug: bool = False) -> int:
+    """Serve until Ctrl-C (or SIGTERM), calling on_ready once requests are answered; every
+    tab's engine is ended on the way out."""
     app = create_app(engine, guard, max_tabs)
-    server = uvicorn.Server(config(app, debug))
+    server = _Server(config(app, debug), on_ready)
     server.run(sockets=[sock])
     return 0 if server.started else 2

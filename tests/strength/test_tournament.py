@@ -152,11 +152,13 @@ def test_killed_tournament_resumes_without_replaying(tmp_path):
     """Interrupted with Ctrl-C (SIGINT), then killed outright (SIGKILL) mid-game, then run to
     the end: each run plays only what is missing, and no game is played twice."""
     state = tmp_path / "state.jsonl"
-    argv = ["--variant", "brazilian", "--engine", f"a={FAKE} slow 0.02",
-            "--engine", f"b={FAKE} slow 0.02", "--engine", f"c={FAKE} slow 0.02",
-            "--games", "4", "--move-time", "1", "--max-plies", "24", "--opening-depth", "0",
+    # games of about a second each (40 plies of 0.03 s), so that on a loaded machine the run
+    # is still far from its end when the signals come
+    argv = ["--variant", "brazilian", "--engine", f"a={FAKE} slow 0.03",
+            "--engine", f"b={FAKE} slow 0.03", "--engine", f"c={FAKE} slow 0.03",
+            "--games", "6", "--move-time", "1", "--max-plies", "40", "--opening-depth", "0",
             "--json", str(tmp_path / "t.json")]
-    total = 3 * 4
+    total = 3 * 6
     # 1. Ctrl-C: the games so far stay, the run says how to go on and exits with 130
     proc = start(argv, state)
     wait_for_games(state, 2, proc)
@@ -196,7 +198,7 @@ def test_killed_tournament_resumes_without_replaying(tmp_path):
     doc = json.loads((tmp_path / "t.json").read_text())
     assert doc["complete"] and doc["games_played"] == total
     names = ["a", "b", "c"]
-    check_cross_table(doc, names, {frozenset(p): 4 for p in tour.pairings(names, "round-robin")})
+    check_cross_table(doc, names, {frozenset(p): 6 for p in tour.pairings(names, "round-robin")})
     # and a fourth run plays nothing at all
     outcome, out = run(*argv, "--state", str(state))
     assert not GAME_LINE.search(out) and outcome.complete
