@@ -36,3 +36,12 @@ def python_launcher(directory: Path) -> Path:
     path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
+
+
+def default_sigint() -> None:
+    """preexec_fn for a child a test will stop with Ctrl-C (SIGINT), as a terminal does: a
+    runner started in the background (`cmd &`, as CI may be) passes SIGINT on as ignored, and
+    a program then rightly leaves it ignored, so restore the default in the child first."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from analysis_fakes import failing_analyser, stub_analyser
+from launchers import default_sigint
 
 from hub_engine import analysis as an
 from hub_engine import quality
@@ -294,7 +295,7 @@ def test_ctrl_c_stops_quickly_and_the_rerun_completes(tmp_path):
     env = dict(os.environ, HUB_ENGINE_STUB_DELAY="0.03")
     proc = subprocess.Popen([sys.executable, "-c", script], env=env, start_new_session=True,
                             stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=default_sigint)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (out.exists() and out.read_text().count("\n") >= 10):
         time.sleep(0.01)

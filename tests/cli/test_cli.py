@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from launchers import engine_command
+from launchers import default_sigint, engine_command
 from protocol.client import HubClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,17 +102,11 @@ def test_hub_mode_writes_nothing_on_stderr_by_default(tmp_path):
     assert "unknown command bogus-command" in r.stderr
 
 
-def _default_sigint() -> None:
-    """A terminal's Ctrl-C: a runner started in the background (`cmd &`) passes SIGINT on as
-    ignored, and Python then leaves it ignored, so restore the default in the child first."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.mark.parametrize("args", [(), ("perft", "--depth", "13"), ("bench", "--depth", "40")])
 def test_ctrl_c_exits_quietly(args):
     proc = subprocess.Popen([*ENGINE, *args], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=bare_env(), preexec_fn=_default_sigint)
+                            env=bare_env(), preexec_fn=default_sigint)
     try:
         proc.stdin.write("hub\n")
         proc.stdin.flush()

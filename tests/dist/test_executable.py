@@ -6,6 +6,7 @@ import os
 import subprocess
 
 import pytest
+from launchers import default_sigint
 
 EXE = os.environ.get("HUB_ENGINE_EXE")
 pytestmark = pytest.mark.skipif(not EXE, reason="HUB_ENGINE_EXE not set (no built executable)")
@@ -92,7 +93,7 @@ def test_gui_serves_its_page_and_engines_and_ends_with_them():
 
     for sig in (signal.SIGINT, signal.SIGKILL):
         proc = subprocess.Popen([EXE, "gui", "--no-browser"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
         try:
             server = Server(proc, proc.stdout.readline().strip())
             for path, word in (("", b'id="board"'), ("static/gui.js", b"import"),

@@ -19,7 +19,7 @@ from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 
-from launchers import engine_command  # noqa: E402
+from launchers import default_sigint, engine_command  # noqa: E402
 from report_browser import chromium, page_errors  # noqa: E402,F401
 
 SCREENSHOTS = os.environ.get("HUB_ENGINE_GUI_SCREENSHOTS")    # also keep the screenshots here
@@ -46,7 +46,8 @@ def board_server(*args: str, timeout: float = 30) -> Iterator[Server]:
     """`hub-engine gui --no-browser ARGS`, ended with Ctrl-C (SIGINT) afterwards; the test fails
     if it does not end quietly or leaves an engine behind."""
     cmd = engine_command() + ["gui", "--no-browser", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     try:
         line = proc.stdout.readline().strip()
         assert line.startswith("http://"), (line, proc.stderr.read() if proc.poll() is not None else "")

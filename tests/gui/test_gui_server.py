@@ -19,7 +19,7 @@ import pytest
 from gui_helpers import (Server, alive, board_server, chromium, engines_of, js, open_board,
                          wait_engine, wait_gone, wait_until, ws_connect, ws_until)
 
-from launchers import engine_command
+from launchers import default_sigint, engine_command
 
 from hub_engine.rules.position import Position
 
@@ -61,7 +61,8 @@ def test_the_first_line_is_the_address_with_its_token(server):
 
 def test_another_host_than_loopback_prints_a_warning():
     proc = subprocess.Popen(engine_command() + ["gui", "--no-browser", "--host", "0.0.0.0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     try:
         line = proc.stdout.readline()
         assert line.startswith("http://127.0.0.1:")

@@ -19,7 +19,7 @@ from hub_engine.matches import tournament as tour
 from hub_engine.matches.games import Adjudication
 from hub_engine.rules.pdn import read_pdn_file
 from hub_engine.rules.position import Game, Position
-from launchers import engine_command
+from launchers import default_sigint, engine_command
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -135,7 +135,7 @@ def state_games(path: Path) -> list[dict]:
 def start(argv: list[str], state: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "hub_engine", "tournament", *argv,
                              "--state", str(state)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
 
 
 def wait_for_games(state: Path, count: int, proc: subprocess.Popen, timeout: float = 60) -> None:

@@ -473,6 +473,13 @@ function stopAnalysis() {
 function onInfo(msg) {
   if (msg.id === an.id && an.running) {
     an.lines[msg.multipv - 1] = msg;
+    // a line's new move may be another line's older one until that line is sent again:
+    // drop the older line then, so the lines shown never repeat a move
+    const first = msg.pv.length ? msg.pv[0].hub : null;
+    an.lines.forEach((other, k) => {
+      if (other && k !== msg.multipv - 1 && first && other.pv.length &&
+          other.pv[0].hub === first && (other.depth ?? 0) <= (msg.depth ?? 0)) an.lines[k] = null;
+    });
     an.stats = msg;
     if (!an.frame) {
       an.frame = requestAnimationFrame(() => {
