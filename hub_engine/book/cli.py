@@ -59,7 +59,8 @@ def add_parser(sub) -> None:
         p = steps.add_parser(name, help=text)
         p.add_argument("--variant", required=True, choices=sorted(VARIANTS), help="rules")
         where = p.add_mutually_exclusive_group()
-        where.add_argument("--dir", help="books directory (default as the engine looks)")
+        where.add_argument("--dir", help="a books directory: its book only (default: as the "
+                           "engine looks, then the packaged book)")
         where.add_argument("--file", help="a book file")
         if name == "probe":
             p.add_argument("--pos", help="Hub position string or PDN FEN (default: the start)")
@@ -107,16 +108,24 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _open(args: argparse.Namespace):
+    from hub_engine.book import store
     from hub_engine.book.fileformat import read_book, rules_fingerprint
     from hub_engine.book.play import DEFAULT_PATH, Book, load_book
+    from hub_engine.datafiles import existing
     from hub_engine.rules.variants import get_variant
 
     variant = get_variant(args.variant)
+    if args.dir and not args.file:         # that directory's book only, not the packaged one
+        found = existing(store.book_path(store.books_dir(args.dir), _ruleset(args.variant)))
+        if found is None:
+            raise ValueError(f"no book for {args.variant} in {args.dir} (build one: "
+                             "hub-engine book build)")
+        args.file = str(found)
     if args.file:
         data = read_book(Path(args.file), ruleset=_ruleset(args.variant),
                          fingerprint=rules_fingerprint(variant.core_rules))
         return variant, Book(data, Path(args.file))
-    book, errors = load_book(variant, args.dir or DEFAULT_PATH)
+    book, errors = load_book(variant, DEFAULT_PATH)
     for e in errors:
         print(f"hub-engine: {e}", file=sys.stderr)
     if book is None:

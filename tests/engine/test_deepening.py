@@ -36,6 +36,7 @@ def play_scripted(cut_pv_of, cut_score, limits=Limits(depth=20), calls=None):
     e = Engine()
     e.set_param("variant", "russian")
     e.set_param("tt-size", "16")
+    e.set_param("book", "false")            # the search is under test, not the shipped book
     e.init()
     legal = e.game.position.legal_moves()
     first, other = legal[0], legal[-1]
