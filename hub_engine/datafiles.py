@@ -34,6 +34,19 @@ def existing(path: Path) -> Path | None:
     return xz if xz.exists() else None
 
 
+def write_atomically(path: Path, *chunks: bytes) -> None:
+    """Write chunks to path so that a reader never sees half a file: a temporary file beside
+    it, flushed to disk, then renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "wb") as f:
+        for chunk in chunks:
+            f.write(chunk)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def read_bytes(path: Path, error: type[Exception]) -> bytes:
     """A whole file's bytes, decompressed when it ends in .xz; `error` says what went wrong."""
     try:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import lzma
-import os
 import struct
 import sys
 import zlib
@@ -24,7 +23,7 @@ from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
-from hub_engine.datafiles import existing, read_bytes
+from hub_engine.datafiles import existing, read_bytes, write_atomically
 
 MAGIC = b"HUBBOOK1"
 VERSION = 1
@@ -89,13 +88,7 @@ def write_book(path: Path, data: BookData, compress: bool | None = None) -> None
     raw = encode(data)
     if compress or (compress is None and path.suffix == ".xz"):
         raw = lzma.compress(raw, preset=9 | lzma.PRESET_EXTREME)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb") as f:
-        f.write(raw)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_atomically(path, raw)
 
 
 def decode(raw: bytes, name: str) -> BookData:

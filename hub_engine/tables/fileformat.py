@@ -12,13 +12,12 @@ compressed with xz (<slice>.tb.xz).
 from __future__ import annotations
 
 import json
-import os
 import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from hub_engine.datafiles import existing, read_bytes
+from hub_engine.datafiles import existing, read_bytes, write_atomically
 
 MAGIC = b"HUBENDTB"
 VERSION = 1
@@ -70,16 +69,7 @@ def write_table(path: Path, header: Header, blocks: bytes, data: bytes) -> None:
     head = _HEAD.pack(MAGIC, VERSION, header.kind, 0, header.ruleset.encode().ljust(16, b"\0"),
                       *header.material, header.fingerprint, header.size, len(blocks) // 8,
                       len(data), header.wins, header.draws, header.losses, header.captures, crc)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb") as f:
-        f.write(head)
-        f.write(_CRC.pack(zlib.crc32(head)) + b"\0" * 4)
-        f.write(blocks)
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_atomically(path, head, _CRC.pack(zlib.crc32(head)) + b"\0" * 4, blocks, data)
 
 
 def read_header(raw: bytes, path: Path) -> Header:
