@@ -115,16 +115,16 @@ def _open(args: argparse.Namespace):
     from hub_engine.rules.variants import get_variant
 
     variant = get_variant(args.variant)
-    if args.dir and not args.file:         # that directory's book only, not the packaged one
-        found = existing(store.book_path(store.books_dir(args.dir), _ruleset(args.variant)))
-        if found is None:
+    path = Path(args.file) if args.file else None
+    if args.dir:                            # that directory's book only, not the packaged one
+        path = existing(store.book_path(store.books_dir(args.dir), _ruleset(args.variant)))
+        if path is None:
             raise ValueError(f"no book for {args.variant} in {args.dir} (build one: "
                              "hub-engine book build)")
-        args.file = str(found)
-    if args.file:
-        data = read_book(Path(args.file), ruleset=_ruleset(args.variant),
+    if path is not None:
+        data = read_book(path, ruleset=_ruleset(args.variant),
                          fingerprint=rules_fingerprint(variant.core_rules))
-        return variant, Book(data, Path(args.file))
+        return variant, Book(data, path)
     book, errors = load_book(variant, DEFAULT_PATH)
     for e in errors:
         print(f"hub-engine: {e}", file=sys.stderr)
