@@ -16,7 +16,7 @@ const boardEl = $("board");
 const ui = {mode: "play", variant: pref("variant", META.order[0]), notation: pref("notation", "record"),
             flip: false, tree: null, selected: null, choice: null, drag: null, pdn: null, analysis: null};
 if (!GEO[ui.variant]) ui.variant = META.order[0];
-const an = {on: false, running: false, id: null, node: null, lines: [], table: null, stopAt: null,
+const an = {on: false, running: false, id: null, node: null, lines: [], shown: [], table: null, stopAt: null,
             drawQueued: false};
 const game = {on: false, user: "white", engine: "black", skill: 20, tc: null, ponder: false,
               clocks: {white: 0, black: 0}, turnAt: 0, head: null, searchId: null, ponderId: null,
@@ -205,7 +205,7 @@ function drawBoard() {
   }
   if (ui.drag && ui.drag.moved) opts.hidden.push(ui.drag.from);
   if (an.on && an.node === node && !ui.choice) {
-    an.lines.forEach((info, k) => {
+    an.shown.forEach((info, k) => {
       if (info && info.pv.length) opts.arrows.push({from: info.pv[0].from, to: info.pv[0].to, cls: k ? `line${k + 1}` : "line"});
     });
     opts.arrows.reverse();
@@ -437,6 +437,7 @@ function analyseCurrent() {
   const node = ui.tree.current;
   an.node = node;
   an.lines = [];
+  an.shown = [];
   an.table = null;
   an.stopAt = null;
   if (!node.state || !node.state.legal.length) {
@@ -473,13 +474,6 @@ function stopAnalysis() {
 function onInfo(msg) {
   if (msg.id === an.id && an.running) {
     an.lines[msg.multipv - 1] = msg;
-    // a line's new move may be another line's older one until that line is sent again:
-    // drop the older line then, so the lines shown never repeat a move
-    const first = msg.pv.length ? msg.pv[0].hub : null;
-    an.lines.forEach((other, k) => {
-      if (other && k !== msg.multipv - 1 && first && other.pv.length &&
-          other.pv[0].hub === first && (other.depth ?? 0) <= (msg.depth ?? 0)) an.lines[k] = null;
-    });
     an.stats = msg;
     if (!an.frame) {
       an.frame = requestAnimationFrame(() => {
@@ -513,7 +507,11 @@ function renderAnalysis() {
   btn.textContent = an.on ? "Stop" : "Start analysis";
   btn.disabled = game.on;
   const side = an.node && an.node.state ? an.node.state.side : "white";
-  const lines = an.node === ui.tree.current ? an.lines : [];      // kept when stopped
+  // a line's new move may be another line's older one until that line is sent again: the
+  // page shows the last set of lines that repeats no move (kept when stopped)
+  const firsts = an.lines.filter(Boolean).map(l => l.pv.length ? l.pv[0].hub : "");
+  if (new Set(firsts).size === firsts.length) an.shown = an.lines.slice();
+  const lines = an.node === ui.tree.current ? an.shown : [];
   const body = $("lines").querySelector("tbody");
   body.innerHTML = P.linesHtml(geo(), ui.notation, lines, side);
   $("lines").dataset.count = String(lines.filter(Boolean).length);
@@ -536,7 +534,7 @@ $("multipv").addEventListener("change", () => { if (an.on) analyseCurrent(); });
 $("lines").addEventListener("pointerdown", (e) => {
   const el = e.target.closest(".pv");
   if (!el || !an.node) return;
-  const info = an.lines[+el.dataset.k];
+  const info = an.shown[+el.dataset.k];
   if (!info) return;
   let node = an.node;
   for (const m of info.pv.slice(0, +el.dataset.j + 1)) node = ui.tree.add(node, m);
