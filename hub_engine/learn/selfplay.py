@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from hub_engine.datafiles import write_atomically
 from hub_engine.learn.records import SOURCE_GAME, SOURCE_TABLE, Record, squares_mask
 from hub_engine.learn.tables_hook import TableProbe, table_probe
 from hub_engine.lifetime import exit_with_parent
@@ -240,18 +241,14 @@ def _check_settings(out: Path, cfg: SelfPlayConfig) -> None:
         raise ValueError(f"{out} holds {cfg.variant} self-play made with other settings "
                          f"({', '.join(diff)}); use another --out directory")
     tags[cfg.variant] = cfg.tag()
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(tags, indent=1, sort_keys=True))
-    os.replace(tmp, path)
+    write_atomically(path, json.dumps(tags, indent=1, sort_keys=True).encode())
 
 
 def save_shard(out: Path, variant: str, data: bytes, meta: dict) -> None:
     """Write the records, then the metadata that marks the shard complete (both atomically)."""
     bin_path, meta_path = shard_paths(out, variant, meta["shard"])
     for path, payload in ((bin_path, data), (meta_path, json.dumps(meta).encode())):
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_bytes(payload)
-        os.replace(tmp, path)
+        write_atomically(path, payload)
 
 
 def done_shards(out: Path, variant: str) -> set[int]:

@@ -23,8 +23,10 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import IO, Iterator
 
+from hub_engine.datafiles import write_atomically
 from hub_engine.matches import openings as opening_options
 from hub_engine.matches.engines import MatchEngine, parse_params
 from hub_engine.matches.games import (Adjudication, GameRecord, TimeControl,
@@ -430,11 +432,8 @@ def report_json(settings: dict, outcome: TournamentOutcome) -> dict:
 
 
 def _write_atomic(path: str, text: str) -> None:
-    tmp = f"{path}.tmp"
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        write_atomically(Path(path), text.encode("utf-8"))
     except OSError as exc:
         raise TournamentError(f"cannot write {path}: {exc}") from None
 

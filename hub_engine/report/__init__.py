@@ -11,8 +11,10 @@ same bytes. `hub-engine report` is the command line (hub_engine.report.command).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import IO, Iterable, Mapping
 
+from hub_engine.datafiles import write_atomically
 from hub_engine.report.records import check_record, collections
 from hub_engine.report.tags import read_tags, record_tags, split_game_id, tags_of_games
 
@@ -62,9 +64,5 @@ def write_report(records: Iterable[dict], out_path: str | os.PathLike | IO[str],
     if hasattr(out_path, "write"):
         out_path.write(text)
         return warnings
-    path = os.fspath(out_path)
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_atomically(Path(os.fspath(out_path)), text.encode("utf-8"))
     return warnings

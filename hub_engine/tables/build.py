@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from hub_engine.core import CoreTables, tb_solve
+from hub_engine.datafiles import write_atomically
 from hub_engine.lifetime import exit_with_parent
 from hub_engine.tables import fileformat as ff
 from hub_engine.tables.slices import (DTC_MAX_PIECES, MAX_PIECES, Material, dependencies, pairs,
@@ -227,7 +228,4 @@ def _record(root: Path, report: BuildReport) -> None:
                    "seconds": round(r.seconds, 2)} for r in report.built],
         "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
     })
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.part")
-    tmp.write_text(json.dumps(history, indent=1))
-    os.replace(tmp, path)
+    write_atomically(path, json.dumps(history, indent=1).encode())
