@@ -3,7 +3,8 @@
 The runner speaks Hub over raw pipes: `hub` / `wait`, `set-param`, `init` / `ready`, `new-game`,
 and per move `pos pos=<initial position> moves="<all moves>"`, one `level` line, `go think`, then
 it reads until `done`. A move's time runs from the `pos` line to `done`. The score of the last
-`info` line before `done` is kept for score adjudication.
+`info` line before `done` is kept for score adjudication, its nodes and time for the engines'
+search figures (nodes per second in the games).
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ class Reply:
     move: str
     seconds: float               # from the `pos` line to `done`
     score: float | None          # the last `info ... score=S` before `done` (mover's view, men)
+    nodes: int = 0               # `nodes=` of the last `info` line that has it (0: none, a book
+    search_seconds: float = 0.0  # or forced move) and its `time=`, the engine's own count
 
 
 def parse_params(items: list[str] | None, what: str = "match") -> list[tuple[str, str]]:
@@ -35,15 +38,22 @@ def parse_params(items: list[str] | None, what: str = "match") -> list[tuple[str
     return out
 
 
-def info_score(text: str) -> float | None:
-    """The `score=` field of an `info` line, None when absent or not a number."""
+def info_field(text: str, name: str) -> float | None:
+    """A numeric field (`score=`, `nodes=`, `time=`) of an `info` line, None when absent or not
+    a number."""
+    key = name + "="
     for word in text.split()[1:]:
-        if word.startswith("score="):
+        if word.startswith(key):
             try:
-                return float(word[6:].strip('"'))
+                return float(word[len(key):].strip('"'))
             except ValueError:
                 return None
     return None
+
+
+def info_score(text: str) -> float | None:
+    """The `score=` field of an `info` line, None when absent or not a number."""
+    return info_field(text, "score")
 
 
 class MatchEngine:
@@ -119,8 +129,11 @@ class MatchEngine:
                 move = word[5:].strip('"')
         if not move:
             raise EngineError(f"no move in '{done.text}'")
-        score = None
+        score, nodes, search_seconds = None, 0, 0.0
         for line in lines[:-1]:
             if line.text.split()[:1] == ["info"]:
                 score = info_score(line.text) if "score=" in line.text else score
-        return Reply(move, done.at - t0, score)
+                n = info_field(line.text, "nodes")
+                if n is not None and n >= 0:
+                    nodes, search_seconds = int(n), max(0.0, info_field(line.text, "time") or 0.0)
+        return Reply(move, done.at - t0, score, nodes, search_seconds)

@@ -99,6 +99,38 @@ def _tables(pieces: int, path: str | None):
 
 
 @dataclass
+class MoveStats:
+    """One engine's moves in one or more games: how long they took from the runner's side and
+    what the engine says it searched (its last `info` line's nodes and time)."""
+
+    moves: int = 0
+    seconds: float = 0.0             # from `pos` to `done`, summed
+    searched: int = 0                # moves whose last `info` line counted nodes
+    nodes: int = 0
+    search_seconds: float = 0.0      # the engine's own `time=` of those moves
+
+    def add(self, reply) -> None:
+        self.moves += 1
+        self.seconds += reply.seconds
+        if reply.nodes > 0:
+            self.searched += 1
+            self.nodes += reply.nodes
+            self.search_seconds += reply.search_seconds
+
+    def merge(self, other: MoveStats) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def line(self) -> str:
+        """moves, mean time a move, searched moves and nodes per second (over the engine's own
+        search time, as engines report it; engines count nodes differently)."""
+        mean = self.seconds / self.moves if self.moves else 0.0
+        nps = f"{self.nodes / self.search_seconds / 1e6:.2f}M" if self.search_seconds > 0 else "-"
+        return (f"moves={self.moves} mean-move={mean:.3f}s searched={self.searched} "
+                f"nodes/s={nps}")
+
+
+@dataclass
 class GameRecord:
     number: int
     opening: list[str]
@@ -112,6 +144,8 @@ class GameRecord:
     problem: str = ""                # illegal move / crash / time loss, for the log
     failure: str = ""                # an engine failed to start or crashed (not a game result)
     culprit: str = ""                # the engine that lost by a problem
+    stats: tuple[MoveStats, MoveStats] = field(               # per side, as max_time
+        default_factory=lambda: (MoveStats(), MoveStats()))
 
     def score_engine1(self) -> float:
         if self.result == "1/2-1/2":
@@ -132,7 +166,17 @@ class GameRecord:
     def from_dict(cls, d: dict) -> GameRecord:
         d = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         d["max_time"] = tuple(d.get("max_time") or (0.0, 0.0))
+        d["stats"] = tuple(MoveStats(**s) for s in d.get("stats") or ({}, {}))
         return cls(**d)
+
+
+def stats_by_name(records: list[GameRecord]) -> dict[str, MoveStats]:
+    """Each engine label's moves over the games (labels as in GameRecord.white/black)."""
+    out: dict[str, MoveStats] = {}
+    for rec in records:
+        for name, stats in ((rec.white, rec.stats[0]), (rec.black, rec.stats[1])):
+            out.setdefault(name, MoveStats()).merge(stats)
+    return out
 
 
 def _level(tc: TimeControl, clock: float) -> tuple[str, float]:
@@ -158,6 +202,7 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
     rec.moves = [str(m) for m in game.moves]
     clocks = [tcs[0].time or 0.0, tcs[1].time or 0.0]
     max_time = [0.0, 0.0]
+    stats = (MoveStats(), MoveStats())
     scores: tuple[list, list] = ([], [])
     loser: int | None = None
     for side, e in enumerate(engines):
@@ -206,6 +251,7 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
             rec.problem = rec.failure = f"{eng.name} failed {where}: {exc}"
             break
         max_time[side] = max(max_time[side], reply.seconds)
+        stats[side].add(reply)
         if reply.seconds > allowed + slack:
             what = "move time" if tc.move_time is not None else "clock"
             loser, rec.reason = side, (f"{eng.name}: time ({reply.seconds:.3f} s used, "
@@ -236,6 +282,7 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
         if rec.problem:
             rec.culprit = engines[loser].name
     rec.max_time = (max_time[0], max_time[1])
+    rec.stats = stats
     return rec
 
 

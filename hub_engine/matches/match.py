@@ -13,6 +13,9 @@ instead of hanging the match. An engine that crashes loses the game
 and is restarted, but the match then ends with exit status 1 and the engine's stderr: its score
 is not a clean result. An engine that cannot be started stops the match at once.
 
+Before it, one line per engine (engine 1 first): `NAME: moves=N mean-move=Ts searched=K
+nodes/s=XM`, the time per move as the runner measured it and the nodes per second over the
+engine's own reported search time, from the last `info` line of each move that counted nodes.
 Result line, from the first engine's view: `wins=W draws=D losses=L score=S%  elo=E +/- M (95%)`.
 """
 from __future__ import annotations
@@ -27,8 +30,9 @@ from dataclasses import dataclass, field
 
 from hub_engine.matches import openings as opening_options
 from hub_engine.matches.engines import MatchEngine, parse_params
-from hub_engine.matches.games import (GameRecord, TimeControl, add_adjudication_arguments,
-                                      adjudication_of, pdn_text, play_game)
+from hub_engine.matches.games import (GameRecord, MoveStats, TimeControl,
+                                      add_adjudication_arguments, adjudication_of, pdn_text,
+                                      play_game)
 from hub_engine.matches.openings import (choose_openings, is_balanced, opening_score,
                                          random_openings, read_openings)
 from hub_engine.matches.sprt import SPRT
@@ -200,12 +204,26 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         if stderr:
             stderr.close()
     final = [results[k] for k in sorted(results)]
+    for name, stats in engine_stats(records, names):
+        print(f"{name}: {stats.line()}", file=out, flush=True)
     print(f"{names[0]} vs {names[1]} ({variant}, {len(final)} games): {summary_line(final)}",
           file=out, flush=True)
     if sprt is not None:
         sprt.results = complete_pairs(results)
         print(sprt.line(), file=out, flush=True)
     return MatchOutcome(final, failures)
+
+
+def engine_stats(records: list[GameRecord], names: tuple[str, str]) -> list[tuple[str, MoveStats]]:
+    """Each engine's moves over the games (engine 1 first): time per move and nodes per second."""
+    totals = (MoveStats(), MoveStats())
+    for rec in records:
+        side1 = rec.first_engine_side            # the side engine 1 played in this game
+        totals[0].merge(rec.stats[side1])
+        totals[1].merge(rec.stats[1 - side1])
+    if names[0] == names[1]:
+        return [(f"{names[0]} (1)", totals[0]), (f"{names[1]} (2)", totals[1])]
+    return [(names[0], totals[0]), (names[1], totals[1])]
 
 
 def complete_pairs(results: dict[int, float]) -> list[float]:

@@ -31,7 +31,7 @@ from hub_engine.matches import openings as opening_options
 from hub_engine.matches.engines import MatchEngine, parse_params
 from hub_engine.matches.games import (Adjudication, GameRecord, TimeControl,
                                       add_adjudication_arguments, adjudication_of, engine_of,
-                                      game_of_task, pdn_text, play_task)
+                                      game_of_task, pdn_text, play_task, stats_by_name)
 from hub_engine.matches.openings import choose_openings
 from hub_engine.matches.standings import Standings, as_json, cross_table, rating_table, standings
 from hub_engine.rules.variants import VARIANTS, get_variant
@@ -394,6 +394,13 @@ def finish(args: argparse.Namespace, settings: dict, records: list[GameRecord], 
         print(rating_table(st), file=out)
         print("\nCross table (row's points/games against the column):", file=out)
         print(cross_table(st), file=out)
+    if records:
+        figures = stats_by_name(records)
+        print("\nMoves (time a move as the runner measured it; nodes per second over each "
+              "engine's own reported search time):", file=out)
+        for name in names:
+            if name in figures:
+                print(f"  {name}: {figures[name].line()}", file=out)
     problems = [r for r in records if r.problem]
     if problems:
         print(f"\nProblems ({len(problems)} games lost by an engine failure, a time loss or "

@@ -6,7 +6,7 @@ Modes: `hang` (never answers `go`), `crash` (exits on `go`, code 3, after a line
 `first` (plays the first legal move at once), `flaky` (plays the first legal move, but at its
 third move of a game crashes, code 3, when it plays the first mover's side and answers an
 illegal move when it plays the second mover's side). With SCORE, each move that it plays comes
-after `info depth=1 score=SCORE`.
+after `info depth=1 score=SCORE nodes=1000 time=0.010`.
 """
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def main() -> int:
                 continue
             time.sleep(delay)
             if score is not None:
-                out(f"info depth=1 score={score}")
+                out(f"info depth=1 score={score} nodes=1000 time=0.010")
             out(f"done move={game.legal_moves()[0]}")
         elif cmd == "quit":
             return 0

@@ -133,6 +133,13 @@ def test_self_play_runs_to_completion_with_legal_moves(tmp_path):
     # the two games share their opening, with the colours swapped
     openings = re.findall(r'opening="([^"]*)"', out)
     assert openings[0] == openings[1]
+    # one figures line per engine: every move of the games counted, nodes per second reported
+    stats = [l for l in lines if re.match(r"engine[12]: moves=", l)]
+    assert len(stats) == 2, out
+    moves = sum(int(re.search(r"moves=(\d+)", l).group(1)) for l in stats)
+    assert moves == sum(len(g.moves) for g in games) - 2 * len(openings[0].split())
+    for line in stats:
+        assert float(re.search(r"nodes/s=([\d.]+)M", line).group(1)) > 0, line
 
 
 @pytest.mark.parametrize("mode,reason", [("hang", "no 'done' within"),
@@ -272,6 +279,23 @@ def test_wrapper_plays_a_short_match():
                        "--engine2", f"{PYD_PYTHON} {WRAPPER}", "--games", "2",
                        "--move-time", "0.05", "--max-plies", "40", "--tolerance", "1.5")
     assert len(results) == 2 and "PROBLEM" not in out, out
+
+
+def test_engine_figures_come_from_the_last_info_line_of_each_move():
+    # the fake engine says `nodes=1000 time=0.010` before each move: 100,000 nodes a second
+    results, out = run("--variant", "brazilian", "--engine1", f"{FAKE} first 0 0.1",
+                       "--engine2", f"{FAKE} first", "--name1", "counted", "--name2", "silent",
+                       "--games", "2", "--move-time", "0.5", "--max-plies", "12")
+    lines = {l.split(":")[0]: l for l in out.splitlines() if ": moves=" in l}
+    assert set(lines) == {"counted", "silent"}, out
+    counted = re.search(r"moves=(\d+) mean-move=([\d.]+)s searched=(\d+) nodes/s=([\d.]+)M",
+                        lines["counted"])
+    assert counted, lines["counted"]
+    n, mean, searched, nps = counted.groups()
+    assert int(n) == int(searched) == 8          # 12 plies less the 4 of the opening, 2 games
+    assert float(nps) == pytest.approx(0.1)
+    assert float(mean) < 0.5
+    assert lines["silent"].endswith("searched=0 nodes/s=-")
 
 
 def test_concurrent_games_are_all_counted():

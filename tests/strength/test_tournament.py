@@ -291,6 +291,11 @@ def test_adjudication_by_agreed_scores():
     for r in outcome.records:
         assert r.score_of("sure") == 1.0 and r.reason.startswith("adjudicated")
         assert len(r.moves) == 4 + 6            # the opening and three moves each
+    # each engine's moves: 3 a game, each after `info ... nodes=1000 time=0.010`
+    for name in ("sure", "doomed"):
+        assert f"  {name}: moves=6 " in out and f"  {name}:" in out, out
+        line = next(l for l in out.splitlines() if l.startswith(f"  {name}: moves="))
+        assert line.endswith("searched=6 nodes/s=0.10M"), line
     # both near 0: a draw once each has two such scores and ply 10 is reached
     outcome, out = run("--variant", "brazilian", "--engine", f"a={FAKE} first 0 0.1",
                        "--engine", f"b={FAKE} first 0 -0.05", "--games", "2",
