@@ -49,25 +49,32 @@ import json
 import os
 import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hub_engine import __version__
+from hub_engine.learn.weights import DATA_DIR, shipped_path
 from hub_engine.quality import classify
+from hub_engine.rules.variants import VARIANTS
 
 class ResumeError(ValueError):
     """The output file holds records computed with other settings."""
 
 
 def engine_id() -> str:
-    """What computed a record: the program's version and a checksum of its evaluation weights
-    (the two things besides the limits that change results)."""
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "eval.json")
-    try:
-        with open(path, "rb") as f:
-            crc = f"{zlib.crc32(f.read()):08x}"
-    except OSError:
-        crc = "unknown"
-    return f"hub-engine {__version__} eval {crc}"
+    """What computed a record: the program's version and one checksum of its evaluation data
+    (the two things besides the limits that change results): the hand evaluation's eval.json and
+    every variant's learned weight file as the engine reads it (the package's, or those of
+    $HUB_ENGINE_WEIGHTS_DIR), so that a run resumed with other weights does not reuse records."""
+    files = [Path(DATA_DIR) / "eval.json"]
+    files += sorted({shipped_path(v) for v in VARIANTS})
+    crc = 0
+    for path in files:
+        try:
+            crc = zlib.crc32(path.read_bytes(), crc)
+        except OSError:
+            crc = zlib.crc32(f"missing {path.name}".encode(), crc)
+    return f"hub-engine {__version__} eval {crc:08x}"
 
 
 def make_record(task: dict, res: dict, limits: dict, engine: str) -> dict:

@@ -48,6 +48,18 @@ def test_records_carry_their_settings(tmp_path):
     assert engine_id().startswith("hub-engine ") and " eval " in engine_id()
 
 
+def test_the_engine_id_changes_with_the_learned_weights(tmp_path, monkeypatch):
+    shipped = engine_id()
+    data = Path(__file__).resolve().parents[2] / "hub_engine" / "data"
+    for f in data.glob("learned-*.bin"):
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    monkeypatch.setenv("HUB_ENGINE_WEIGHTS_DIR", str(tmp_path))
+    assert engine_id() == shipped                     # the same weights from elsewhere
+    w = tmp_path / "learned-russian.bin"
+    w.write_bytes(w.read_bytes()[:-2] + b"\x01\x00")  # one weight changed
+    assert engine_id() != shipped
+
+
 @pytest.mark.parametrize("other", [{"depth": 5}, {"nodes": 1000}, {"move_time": 0.1}])
 def test_resume_with_other_limits_refuses_before_reading_the_input(tmp_path, other, monkeypatch):
     out = tmp_path / "o.jsonl"
