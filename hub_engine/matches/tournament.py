@@ -423,7 +423,8 @@ def finish(args: argparse.Namespace, settings: dict, records: list[GameRecord], 
 
 
 def report_json(settings: dict, outcome: TournamentOutcome) -> dict:
-    """The --json document: settings in brief, standings, cross table and problems."""
+    """The --json document: settings in brief, standings, cross table, problems and each
+    engine's moves (count, seconds, searched moves, nodes, search seconds)."""
     body = as_json(outcome.standings) if outcome.standings is not None else {
         "standings": [], "crosstable": {}, "elo_model": None}
     return {
@@ -435,6 +436,7 @@ def report_json(settings: dict, outcome: TournamentOutcome) -> dict:
         "problems": [{"game": r.number, "white": r.white, "black": r.black,
                       "engine": r.culprit, "reason": r.reason, "problem": r.problem}
                      for r in outcome.records if r.problem],
+        "moves": {name: asdict(stats) for name, stats in stats_by_name(outcome.records).items()},
     }
 
 

@@ -342,6 +342,13 @@ def test_cluster_games(tmp_path):
     names = ["a", "b", "c"]
     check_cross_table(doc, names, {frozenset(p): 2 for p in tour.pairings(names, "round-robin")})
     assert {p["engine"] for p in doc["problems"]} == {"c"} and len(doc["problems"]) == 4
+    # the moves counted on the cluster's workers come back with the games
+    assert set(doc["moves"]) == set(names)
+    assert all(m["moves"] > 0 and m["seconds"] > 0 for m in doc["moves"].values())
+    # every answer to `go` counts, the illegal ones too (they took their time)
+    illegal = sum(1 for r in outcome.records if "illegal move" in r.reason)
+    assert illegal and sum(m["moves"] for m in doc["moves"].values()) == sum(
+        len(r.moves) - len(r.opening) for r in outcome.records) + illegal
 
 
 def test_registered_on_the_command_line(capsys):
