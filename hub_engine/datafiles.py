@@ -34,10 +34,12 @@ def existing(path: Path) -> Path | None:
     return xz if xz.exists() else None
 
 
-def write_atomically(path: Path, *chunks: bytes) -> None:
+def write_atomically(path: Path, *chunks: bytes, make_dirs: bool = True) -> None:
     """Write chunks to path so that a reader never sees half a file: a temporary file beside
-    it, flushed to disk, then renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    it, flushed to disk, then renamed over it. make_dirs=False for a user's output path, where
+    a missing directory is the user's error (OSError), not something to create."""
+    if make_dirs:
+        path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part")
     with open(tmp, "wb") as f:
         for chunk in chunks:

@@ -442,7 +442,7 @@ def report_json(settings: dict, outcome: TournamentOutcome) -> dict:
 
 def _write_atomic(path: str, text: str) -> None:
     try:
-        write_atomically(Path(path), text.encode("utf-8"))
+        write_atomically(Path(path), text.encode("utf-8"), make_dirs=False)
     except OSError as exc:
         raise TournamentError(f"cannot write {path}: {exc}") from None
 

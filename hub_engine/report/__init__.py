@@ -64,5 +64,5 @@ def write_report(records: Iterable[dict], out_path: str | os.PathLike | IO[str],
     if hasattr(out_path, "write"):
         out_path.write(text)
         return warnings
-    write_atomically(Path(os.fspath(out_path)), text.encode("utf-8"))
+    write_atomically(Path(os.fspath(out_path)), text.encode("utf-8"), make_dirs=False)
     return warnings

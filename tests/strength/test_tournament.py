@@ -273,6 +273,15 @@ def test_bad_options_are_named(bad, message, capsys):
     assert err.startswith("tournament: error:") and message in err, err
 
 
+def test_a_json_file_in_a_missing_directory_is_an_error(tmp_path, capsys):
+    code = cli.main(["tournament", "--engine", f"a={FAKE} first", "--engine", f"b={FAKE} first",
+                     "--games", "2", "--move-time", "1", "--max-plies", "10", "--opening-depth",
+                     "0", "--json", str(tmp_path / "no" / "such" / "t.json")])
+    assert code == 1
+    assert "tournament: error: cannot write " in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
+
+
 def test_an_engine_that_never_starts_stops_the_tournament(capsys):
     code = cli.main(["tournament", "--engine", f"a={FAKE} first", "--engine",
                      "b=no-such-engine-command", "--games", "2", "--move-time", "1",
