@@ -47,6 +47,15 @@ class Line:
             found = arg_value
         return found
 
+    def number(self, name: str, kind: type = float) -> float | int | None:
+        """The value of `name=...` as a `kind` number; None when it is absent, a bare flag or not
+        a number (a reader of another program's lines takes what it can)."""
+        try:
+            value = self.value(name)
+            return None if value is None else kind(value)
+        except (ValueError, ProtocolError):
+            return None
+
     def has_flag(self, name: str) -> bool:
         """True when the bare word `name` is among the arguments."""
         return any(arg_name == name and arg_value is None for arg_name, arg_value in self.args)

@@ -424,24 +424,16 @@ class TabEngine:
         line = parse_line(text)
         if line is None:
             return
-
-        def number(name: str, kind=float):
-            try:
-                value = line.value(name)
-                return None if value is None else kind(value)
-            except (ValueError, ProtocolError):
-                return None
-
-        score = number("score")
-        k = number("multipv", int) or 1
+        score = line.number("score")
+        k = line.number("multipv", int) or 1
         if k == 1 and score is not None:
             s.score = score
         if s.internal:
             return
         pv = (line.value("pv") or "").split()
-        self.notify({"type": "info", "id": s.id, "mode": s.mode, "depth": number("depth", int),
-                     "score": score, "nodes": number("nodes", int), "nps": number("nps"),
-                     "time": number("time"), "multipv": k,
+        self.notify({"type": "info", "id": s.id, "mode": s.mode, "depth": line.number("depth", int),
+                     "score": score, "nodes": line.number("nodes", int), "nps": line.number("nps"),
+                     "time": line.number("time"), "multipv": k,
                      "pv": line_json(s.position, pv, s.half)})
 
     def _done(self, s: Search, line: StampedLine) -> None:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import IO
 
 from protocol.client import EngineError, HubClient
+from protocol.errors import ProtocolError
+from protocol.tokens import parse_line
 
 HANDSHAKE_TIMEOUT = 20.0    # seconds for `hub` -> `wait` and `init` -> `ready`
 
@@ -36,24 +38,6 @@ def parse_params(items: list[str] | None, what: str = "match") -> list[tuple[str
         name, value = item.split("=", 1)
         out.append((name.strip(), value.strip()))
     return out
-
-
-def info_field(text: str, name: str) -> float | None:
-    """A numeric field (`score=`, `nodes=`, `time=`) of an `info` line, None when absent or not
-    a number."""
-    key = name + "="
-    for word in text.split()[1:]:
-        if word.startswith(key):
-            try:
-                return float(word[len(key):].strip('"'))
-            except ValueError:
-                return None
-    return None
-
-
-def info_score(text: str) -> float | None:
-    """The `score=` field of an `info` line, None when absent or not a number."""
-    return info_field(text, "score")
 
 
 class MatchEngine:
@@ -130,10 +114,16 @@ class MatchEngine:
         if not move:
             raise EngineError(f"no move in '{done.text}'")
         score, nodes, search_seconds = None, 0, 0.0
-        for line in lines[:-1]:
-            if line.text.split()[:1] == ["info"]:
-                score = info_score(line.text) if "score=" in line.text else score
-                n = info_field(line.text, "nodes")
-                if n is not None and n >= 0:
-                    nodes, search_seconds = int(n), max(0.0, info_field(line.text, "time") or 0.0)
+        for stamped in lines[:-1]:
+            try:
+                info = parse_line(stamped.text)
+            except ProtocolError:
+                continue
+            if info is None or info.command != "info":
+                continue
+            if "score=" in stamped.text:
+                score = info.number("score")
+            n = info.number("nodes")
+            if n is not None and n >= 0:
+                nodes, search_seconds = int(n), max(0.0, info.number("time") or 0.0)
         return Reply(move, done.at - t0, score, nodes, search_seconds)

@@ -129,3 +129,13 @@ def test_round_trip(fields):
 def test_format_value_never_writes_control_characters():
     assert format_value("bad\x00word\x1b[2J") == "bad?word?[2J"
     assert format_value("a\r\nb") == '"a b"'
+
+
+def test_numbers_of_a_line_read_by_a_client():
+    line = parse_line('info depth=12 score=-0.35 nodes=2748945 time=x pv="32-28 score=9" wide')
+    assert line.number("depth", int) == 12 and line.number("score") == -0.35
+    assert line.number("nodes", int) == 2748945
+    assert line.number("time") is None            # not a number
+    assert line.number("nps") is None             # absent
+    assert line.number("wide") is None            # a bare flag
+    assert line.number("pv") is None              # a quoted value is not split
