@@ -49,7 +49,6 @@ import json
 import os
 import zlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from hub_engine import __version__
@@ -66,7 +65,7 @@ def engine_id() -> str:
     (the two things besides the limits that change results): the hand evaluation's eval.json and
     every variant's learned weight file as the engine reads it (the package's, or those of
     $HUB_ENGINE_WEIGHTS_DIR), so that a run resumed with other weights does not reuse records."""
-    files = [Path(DATA_DIR) / "eval.json"]
+    files = [DATA_DIR / "eval.json"]
     files += sorted({shipped_path(v) for v in VARIANTS})
     crc = 0
     for path in files:
