@@ -9,7 +9,9 @@ a build with several workers expands several leaves at once.
 
 Every scored position is appended to the build's log (hub_engine.book.worklog) as soon as its
 search returns: a killed build loses only the searches in flight, and the same command resumes.
-`positions` more (or up to `total`) are scored per run, so a book grows run after run. The book
+`positions` more (or up to `total`) are scored per run, so a book grows run after run. With
+`line_plies`, the run makes every root's main line that many plies deep instead (and stops when
+they are, or at the budget). The book
 file (hub_engine.book.fileformat) is written from the tree at the end of a run, after Ctrl-C, and
 every `save_every` seconds meanwhile. Each run appends its figures to work/<rule-set>.runs.jsonl.
 """
@@ -135,15 +137,23 @@ def book_data(tree: Tree, ruleset: str, fingerprint: int, nodes: int) -> BookDat
     return BookData(header, array("Q", keys), values, flags, hts)
 
 
+def short_lines(tree: Tree) -> int | None:
+    """How many roots' main lines can still be made longer (None without main lines)."""
+    if not tree.line_plies:
+        return None
+    return sum(1 for key in tree.roots if tree.line_is_short(key))
+
+
 def load_tree(settings: Settings, directory: Path, w: float, ballot_priority: float,
-              extra_roots: list[tuple[str, str]] = ()) -> tuple[Tree, dict[int, str], list]:
+              extra_roots: list[tuple[str, str]] = (),
+              line_plies: int = 0) -> tuple[Tree, dict[int, str], list]:
     """The tree of a build log (no log: an empty tree), with its roots; also returns the
     roots not in the log yet (to be written)."""
     from hub_engine.book.keys import board_key
     from hub_engine.rules.position import Position
 
     contents = read_log(store.log_path(directory, settings.ruleset))
-    tree = Tree(w)
+    tree = Tree(w, line_plies)
     if contents is not None:
         tree.load([(Position.from_hub(settings.ruleset, hub).board, s, d)
                    for hub, (s, d, _n) in contents.scored.items()])
@@ -163,10 +173,11 @@ def load_tree(settings: Settings, directory: Path, w: float, ballot_priority: fl
 def build(settings: Settings, directory: Path | None = None, positions: int | None = None,
           total: int | None = None, w: float = DEFAULT_W,
           ballot_priority: float = DEFAULT_BALLOT_PRIORITY, extra_roots: list = (),
-          workers: int = 1, scheduler=None, progress: bool | None = None,
+          line_plies: int = 0, workers: int = 1, scheduler=None, progress: bool | None = None,
           save_every: float = SAVE_EVERY, analyser=None) -> dict:
     """Score `positions` more positions (or up to `total` in all) and write the book file;
-    returns the run's figures. KeyboardInterrupt: the book is written, then re-raised.
+    returns the run's figures. line_plies > 0: make every root's main line that deep (the
+    budget still bounds the run). KeyboardInterrupt: the book is written, then re-raised.
     analyser(task, limits) -> {"score", "depth", "nodes"} replaces the search (tests)."""
     from hub_engine.executors import connect, run_dask, run_inline, run_pool
     from hub_engine.rules.variants import get_variant
@@ -178,7 +189,8 @@ def build(settings: Settings, directory: Path | None = None, positions: int | No
     log = None
     try:
         log = WorkLog(store.log_path(directory, settings.ruleset), header)
-        tree, roots, new_roots = load_tree(settings, directory, w, ballot_priority, extra_roots)
+        tree, roots, new_roots = load_tree(settings, directory, w, ballot_priority, extra_roots,
+                                           line_plies)
         for hub, label in new_roots:
             log.root(hub, label)
         before = len(tree.nodes)
@@ -234,6 +246,7 @@ def build(settings: Settings, directory: Path | None = None, positions: int | No
             "settings": header, "w": w, "ballot_priority": ballot_priority,
             "workers": None if scheduler is not None else workers,
             "scheduler": scheduler if isinstance(scheduler, str) else None,
+            "main_line": line_plies, "short_lines": short_lines(tree),
             "scored": scored, "total": len(tree.nodes), "expanded": tree.counts()["expanded"],
             "seconds": round(elapsed, 1), "cpu_seconds": round(busy, 1),
             "positions_per_hour": round(scored / elapsed * 3600) if elapsed > 0 else None,

@@ -44,6 +44,9 @@ def add_parser(sub) -> None:
                         "best (small: wide book, large: deep main lines)")
     b.add_argument("--ballot-priority", type=float, default=DEFAULT_BALLOT_PRIORITY,
                    help="priority of the ballot roots, in plies (the start position has 0)")
+    b.add_argument("--main-line", type=int, default=0, metavar="PLIES",
+                   help="make every root's main line this many plies deep (root after root), "
+                        "then stop, instead of growing by priority (0: off)")
     b.add_argument("--ballots", metavar="FILE", action="append", default=[],
                    help="more roots: a file of positions (Hub string or PDN FEN, then a name)")
     b.add_argument("--workers", type=int, default=1,
@@ -92,17 +95,19 @@ def _build(args: argparse.Namespace) -> int:
 
     ruleset = _ruleset(args.variant)
     count = args.positions if args.positions is not None else args.total
-    if count < 0 or args.nodes < 1 or args.workers < 1 or args.w < 0:
+    if count < 0 or args.nodes < 1 or args.workers < 1 or args.w < 0 or args.main_line < 0:
         raise ValueError("--positions/--total must be >= 0, --nodes and --workers positive, "
-                         "--w >= 0")
+                         "--w and --main-line >= 0")
     evaluation(ruleset, args.eval)             # a bad --eval fails here, not in the workers
     extra = [r for path in args.ballots for r in read_roots(Path(path), ruleset)]
     s = build(Settings(ruleset, args.nodes, args.eval), args.dir, positions=args.positions,
               total=args.total, w=args.w, ballot_priority=args.ballot_priority,
-              extra_roots=extra, workers=args.workers, scheduler=args.scheduler,
+              extra_roots=extra, line_plies=args.main_line, workers=args.workers, scheduler=args.scheduler,
               progress=False if args.no_progress else None, save_every=args.save_every)
     keys = ("ruleset", "scored", "total", "expanded", "seconds", "cpu_seconds",
             "positions_per_hour", "positions_per_core_hour", "mean_depth", "mean_nodes", "book")
+    if args.main_line:
+        keys = keys[:4] + ("main_line", "short_lines") + keys[4:]
     print(" ".join(f"{k}={s[k]}" for k in keys))
     return 0
 

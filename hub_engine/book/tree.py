@@ -19,6 +19,12 @@ build.
 
 Cycles need king moves back and forth, rare in an opening book: the updates stop after a few
 rounds over a cycle and the walk never enters a node twice.
+
+Main lines (`line_plies` > 0): instead of the drop-out order, every root's main line (the best
+move, then the best reply, ...) is made `line_plies` plies deep, root after root: the leaf where a
+root's line leaves the expanded positions is expanded next. A line changes as values come back,
+so a root is walked again until its line holds; the phase ends when a pass over all roots finds
+no short line (a line ending in a position with no move, or in a cycle, counts as complete).
 """
 from __future__ import annotations
 
@@ -80,10 +86,14 @@ class Root:
 class Tree:
     """The book graph of one rule-set; `w` weighs a move's gap against depth."""
 
-    def __init__(self, w: float = DEFAULT_W) -> None:
+    def __init__(self, w: float = DEFAULT_W, line_plies: int = 0) -> None:
         if not (w >= 0 and math.isfinite(w)):
             raise ValueError(f"the gap weight w must be a finite number >= 0, not {w}")
+        if line_plies < 0:
+            raise ValueError(f"the main lines' plies must be >= 0, not {line_plies}")
         self.w = w
+        self.line_plies = line_plies
+        self._line_cursor = 0                     # the root whose line is being made
         self.nodes: dict[int, Node] = {}
         self.roots: dict[int, Root] = {}
         self.waiting: dict[int, list[int]] = {}   # unscored child -> pending parents
@@ -136,8 +146,9 @@ class Tree:
 
     # -- expansion -----------------------------------------------------------------------------
     def select(self) -> int | None:
-        """The leaf to expand next: a root not yet expanded, else the leaf of least priority;
-        None when nothing can be expanded now."""
+        """The leaf to expand next: a root not yet expanded, else (main lines) the end of a
+        root's short main line, else the leaf of least priority; None when nothing can be
+        expanded now (in the main-line phase: when every line is complete or waits on a search)."""
         i = 0
         while i < len(self.fresh_roots):
             key = self.fresh_roots[i]
@@ -150,6 +161,8 @@ class Tree:
                 return key
             else:
                 self.fresh_roots.pop(i)         # expanded, under way or terminal
+        if self.line_plies:
+            return self._short_line()
         best, best_root = INF, None
         for root in self.roots.values():
             node = self.nodes.get(root.key)
@@ -174,6 +187,44 @@ class Tree:
             seen.add(choice)
             key, node = choice, self.nodes[choice]
         return key if node.state == LEAF else None
+
+    def _short_line(self) -> int | None:
+        """The leaf ending the first short main line, from the cursor's root on."""
+        roots = list(self.roots)
+        for i in range(len(roots)):
+            at = (self._line_cursor + i) % len(roots)
+            leaf, _waiting = self._line_leaf(roots[at])
+            if leaf is not None:
+                self._line_cursor = at
+                return leaf
+        return None
+
+    def _line_leaf(self, key: int) -> tuple[int | None, bool]:
+        """(the leaf where the main line from `key` stops short of line_plies, whether the line
+        waits on a search under way)."""
+        seen = {key}
+        for _ply in range(self.line_plies):
+            node = self.nodes.get(key)
+            if node is None or node.state == PENDING:
+                return None, True
+            if node.state == LEAF:
+                return key, False
+            if node.state == TERMINAL:
+                return None, False
+            key = self.best_child(key)
+            if key in seen:
+                return None, False
+            seen.add(key)
+        return None, False
+
+    def line_is_short(self, key: int) -> bool:
+        """Whether the main line from `key` is under line_plies and can be made longer."""
+        leaf, waiting = self._line_leaf(key)
+        return leaf is not None or waiting
+
+    def line_depth(self, key: int) -> int:
+        """How many moves of the main line from `key` the book plays (expanded positions on it)."""
+        return sum(1 for k in [key, *self.main_line(key)] if self.is_expanded(k))
 
     def begin(self, key: int) -> list[tuple[int, object]]:
         """Start expanding leaf `key`: (key, board) of its children still to score that no

@@ -136,3 +136,19 @@ def test_a_dask_cluster_builds_the_same_book(tmp_path):
     b = read_log(store.log_path(tmp_path / "dask", "portuguese")).scored
     assert all(a[h] == b[h] for h in set(a) & set(b)) and len(set(a) & set(b)) >= 20
     assert local["total"] >= 30
+
+
+def test_main_lines_build_stops_when_every_line_is_deep(tmp_path):
+    start = Position.start("portuguese")
+    b = start.play(start.legal_moves()[1])
+    roots_file = tmp_path / "mine.txt"
+    roots_file.write_text(f"{b.hub()} second\n")
+    s = _build(tmp_path, positions=100_000, line_plies=6,
+               extra_roots=read_roots(roots_file, "portuguese"))
+    assert s["main_line"] == 6 and s["short_lines"] == 0
+    assert s["scored"] < 1000                   # stopped when the lines were done, not at 100,000
+    book = _book(tmp_path)
+    for root in (start, b):
+        assert book.entry(position_key(root))[2] >= 6   # the book's main line below the root
+    again = _build(tmp_path, positions=100_000, line_plies=6)
+    assert again["scored"] == 0                 # resumed: nothing left to do

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from book_helpers import fake_score
-from hub_engine.book.keys import negate
+from hub_engine.book.keys import negate, position_key
 from hub_engine.book.tree import EXPANDED, LEAF, Tree
 from hub_engine.rules.position import Position
 
@@ -111,8 +111,6 @@ def test_expansion_order_and_values_match_the_reference(variant, w):
         assert (node.state == EXPANDED) == ref.expanded(hub)
     prio = ref.priorities()
     for hub, _base in roots:
-        from hub_engine.book.keys import position_key
-
         node = tree.nodes[position_key(Position.from_hub(variant, hub))]
         leaves = [p for h, p in prio.items() if not ref.expanded(h) and ref.children(h)]
         # a root's need is its least leaf cost below it: never below the global minimum
@@ -157,3 +155,39 @@ def test_a_bad_weight_is_refused():
     for w in (-1.0, math.inf, math.nan):
         with pytest.raises(ValueError):
             Tree(w)
+
+
+@pytest.mark.parametrize("variant", ["english", "brazilian"])
+def test_main_lines_are_made_deep_root_after_root(variant):
+    """With line_plies, each root's main line (by the reference's slow negamax) is expanded that
+    many plies deep, and then the phase ends; drop-out with as many expansions goes less deep."""
+    plies = 5
+    start = Position.start(variant)
+    other = start.play(start.legal_moves()[0]).hub()
+    roots = [(start.hub(), 0.0), (other, 10.0)]
+    tree = Tree(0.25, line_plies=plies)
+    for hub, base in roots:
+        key = tree.add_scored(Position.from_hub(variant, hub).board, fake_score(hub), 1)
+        tree.add_root(key, hub, hub, base)
+    ref = Reference(variant, roots, 0.25)
+    expansions = 0
+    while (key := tree.select()) is not None:
+        hub = Position(variant, tree.nodes[key].board).hub()
+        ref.expand(hub)
+        expansions += 1
+        for c, board in tree.begin(key):
+            tree.scoring.add(c)
+            tree.add_scored(board, fake_score(Position(variant, board).hub()), 1)
+        assert expansions < 200
+    for hub, _base in roots:
+        line = [hub]
+        for _ in range(plies - 1):
+            kids = ref.children(line[-1])
+            line.append(max(kids, key=lambda c: negate(ref.value(c))))
+        assert all(ref.expanded(h) for h in line)
+        key = position_key(Position.from_hub(variant, hub))
+        assert tree.line_depth(key) >= plies and not tree.line_is_short(key)
+    wide, _order = run_tree(variant, roots, 0.25, expansions)
+    assert wide.line_depth(position_key(start)) < plies
+    with pytest.raises(ValueError):
+        Tree(0.25, line_plies=-1)
