@@ -71,6 +71,8 @@ def add_parser(sub) -> None:
         else:
             p.add_argument("--lines", type=int, default=30,
                            help="plies of the start position's main line to print")
+            p.add_argument("--main-line", type=int, default=12, metavar="PLIES",
+                           help="count the ballots whose main line is at least this deep")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -181,8 +183,10 @@ def _info(args: argparse.Namespace) -> int:
         expanded = [e for e in entries if e is not None and e[1]]
         heights = sorted(e[2] for e in expanded)
         median = heights[len(heights) // 2] if heights else 0
+        deep = sum(1 for h in heights if h >= args.main_line)
         print(f"ballots {set_name}: {len(expanded)}/{len(entries)} expanded, main line "
-              f"median {median} plies, min {heights[0] if heights else 0}")
+              f"median {median} plies, min {heights[0] if heights else 0}, "
+              f"{deep}/{len(entries)} at {args.main_line} plies or more")
     pos = Position.start(variant)
     line = []
     while len(line) < args.lines:

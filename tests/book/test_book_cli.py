@@ -43,3 +43,19 @@ def test_errors_are_reported(tmp_path, capsys):
     assert main(["book", "build", "--variant", "russian", "--dir", d, "--positions", "1",
                  "--eval", str(tmp_path / "nope.bin")]) == 2
     assert "nope.bin" in capsys.readouterr().err
+
+
+def test_info_counts_the_ballots_main_lines(capsys):
+    """The packaged russian book: every ballot expanded, and the count of lines at least
+    --main-line plies deep agrees with the median and the least depth printed beside it."""
+    assert main(["book", "info", "--variant", "russian", "--lines", "0"]) == 0
+    out = capsys.readouterr().out
+    found = re.search(r"ballots russian: (\d+)/745 expanded, main line median (\d+) plies, "
+                      r"min (\d+), (\d+)/745 at 12 plies or more", out)
+    assert found, out
+    expanded, median, least, deep = map(int, found.groups())
+    assert expanded == 745 and least >= 1
+    assert (deep >= 373) == (median >= 12)
+    assert main(["book", "info", "--variant", "russian", "--lines", "0",
+                 "--main-line", str(least)]) == 0
+    assert f"745/745 at {least} plies or more" in capsys.readouterr().out
