@@ -23,8 +23,8 @@ rounds over a cycle and the walk never enters a node twice.
 Main lines (`line_plies` > 0): instead of the drop-out order, every root's main line (the best
 move, then the best reply, ...) is made `line_plies` plies deep, root after root: the leaf where a
 root's line leaves the expanded positions is expanded next. A line changes as values come back,
-so a root is walked again until its line holds; the phase ends when a pass over all roots finds
-no short line (a line ending in a position with no move, or in a cycle, counts as complete).
+so before each expansion the roots' lines are walked again in the roots' order (a line that a
+later root's scores moved is made deep again first); the phase ends when no root has a short line (a line ending in a position with no move, or in a cycle, counts as complete).
 """
 from __future__ import annotations
 
@@ -93,7 +93,6 @@ class Tree:
             raise ValueError(f"the main lines' plies must be >= 0, not {line_plies}")
         self.w = w
         self.line_plies = line_plies
-        self._line_cursor = 0                     # the root whose line is being made
         self.nodes: dict[int, Node] = {}
         self.roots: dict[int, Root] = {}
         self.waiting: dict[int, list[int]] = {}   # unscored child -> pending parents
@@ -189,13 +188,11 @@ class Tree:
         return key if node.state == LEAF else None
 
     def _short_line(self) -> int | None:
-        """The leaf ending the first short main line, from the cursor's root on."""
-        roots = list(self.roots)
-        for i in range(len(roots)):
-            at = (self._line_cursor + i) % len(roots)
-            leaf, _waiting = self._line_leaf(roots[at])
+        """The leaf ending the first root's short main line (roots in their order, so a line that
+        a later root's scores moved is made deep again before the next root's)."""
+        for key in self.roots:
+            leaf, _waiting = self._line_leaf(key)
             if leaf is not None:
-                self._line_cursor = at
                 return leaf
         return None
 
