@@ -59,3 +59,19 @@ def test_info_counts_the_ballots_main_lines(capsys):
     assert main(["book", "info", "--variant", "russian", "--lines", "0",
                  "--main-line", str(least)]) == 0
     assert f"745/745 at {least} plies or more" in capsys.readouterr().out
+
+
+def test_build_main_lines_then_stop(tmp_path, capsys):
+    d = str(tmp_path)
+    assert main(["book", "build", "--variant", "portuguese", "--dir", d, "--total", "100000",
+                 "--main-line", "4", "--nodes", "2000", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "main_line=4 short_lines=0" in out
+    scored = int(re.search(r"scored=(\d+)", out).group(1))
+    assert 4 <= scored < 400                     # the lines' expansions, not the --total
+    assert main(["book", "info", "--variant", "portuguese", "--dir", d, "--lines", "10"]) == 0
+    height = int(re.search(r"start: height (\d+)", capsys.readouterr().out).group(1))
+    assert height >= 4
+    assert main(["book", "build", "--variant", "portuguese", "--dir", d, "--total", "10",
+                 "--main-line", "-1"]) == 2
+    assert "--main-line" in capsys.readouterr().err
