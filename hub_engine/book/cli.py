@@ -104,8 +104,8 @@ def _build(args: argparse.Namespace) -> int:
     extra = [r for path in args.ballots for r in read_roots(Path(path), ruleset)]
     s = build(Settings(ruleset, args.nodes, args.eval), args.dir, positions=args.positions,
               total=args.total, w=args.w, ballot_priority=args.ballot_priority,
-              extra_roots=extra, line_plies=args.main_line, workers=args.workers, scheduler=args.scheduler,
-              progress=False if args.no_progress else None, save_every=args.save_every)
+              extra_roots=extra, line_plies=args.main_line, workers=args.workers,
+              scheduler=args.scheduler, progress=False if args.no_progress else None, save_every=args.save_every)
     keys = ("ruleset", "scored", "total", "expanded", "seconds", "cpu_seconds",
             "positions_per_hour", "positions_per_core_hour", "mean_depth", "mean_nodes", "book")
     if args.main_line:

@@ -24,7 +24,8 @@ Main lines (`line_plies` > 0): instead of the drop-out order, every root's main 
 move, then the best reply, ...) is made `line_plies` plies deep, root after root: the leaf where a
 root's line leaves the expanded positions is expanded next. A line changes as values come back,
 so before each expansion the roots' lines are walked again in the roots' order (a line that a
-later root's scores moved is made deep again first); the phase ends when no root has a short line (a line ending in a position with no move, or in a cycle, counts as complete).
+later root's scores moved is made deep again first); the phase ends when no root has a short
+line (a line ending in a position with no move, or in a cycle, counts as complete).
 """
 from __future__ import annotations
 
