@@ -71,11 +71,11 @@ class Reference:
         self.order.append(leaf)
 
 
-def run_tree(variant: str, roots: list[tuple[str, float]], w: float, steps: int,
-             ref: Reference | None = None):
-    """Drive a Tree for `steps` expansions; with a reference, check each choice against it
-    and expand the same leaf there."""
-    tree = Tree(w)
+def run_tree(variant: str, roots: list[tuple[str, float]], w: float, steps: int | None = None,
+             ref: Reference | None = None, line_plies: int = 0):
+    """Drive a Tree for `steps` expansions (None: until it selects nothing, at most 200); with
+    a reference, check each choice against it and expand the same leaf there."""
+    tree = Tree(w, line_plies)
     hubs = {}
     for hub, base in roots:
         board = Position.from_hub(variant, hub).board
@@ -83,8 +83,12 @@ def run_tree(variant: str, roots: list[tuple[str, float]], w: float, steps: int,
         tree.add_root(key, hub, hub, base)
         hubs[key] = hub
     order = []
-    for _ in range(steps):
+    while steps is None or len(order) < steps:
         key = tree.select()
+        if key is None:
+            assert steps is None, "nothing to expand"
+            break
+        assert len(order) < 200
         hub = Position(variant, tree.nodes[key].board).hub()
         if ref is not None:
             assert hub in ref.candidates()
@@ -165,20 +169,10 @@ def test_main_lines_are_made_deep_root_after_root(variant):
     start = Position.start(variant)
     other = start.play(start.legal_moves()[0]).hub()
     roots = [(start.hub(), 0.0), (other, 10.0)]
-    tree = Tree(0.25, line_plies=plies)
-    for hub, base in roots:
-        key = tree.add_scored(Position.from_hub(variant, hub).board, fake_score(hub), 1)
-        tree.add_root(key, hub, hub, base)
+    tree, order = run_tree(variant, roots, 0.25, line_plies=plies)
     ref = Reference(variant, roots, 0.25)
-    expansions = 0
-    while (key := tree.select()) is not None:
-        hub = Position(variant, tree.nodes[key].board).hub()
+    for hub in order:
         ref.expand(hub)
-        expansions += 1
-        for c, board in tree.begin(key):
-            tree.scoring.add(c)
-            tree.add_scored(board, fake_score(Position(variant, board).hub()), 1)
-        assert expansions < 200
     for hub, _base in roots:
         line = [hub]
         for _ in range(plies - 1):
@@ -187,7 +181,7 @@ def test_main_lines_are_made_deep_root_after_root(variant):
         assert all(ref.expanded(h) for h in line)
         key = position_key(Position.from_hub(variant, hub))
         assert tree.line_depth(key) >= plies and not tree.line_is_short(key)
-    wide, _order = run_tree(variant, roots, 0.25, expansions)
+    wide, _order = run_tree(variant, roots, 0.25, len(order))
     assert wide.line_depth(position_key(start)) < plies
     with pytest.raises(ValueError):
         Tree(0.25, line_plies=-1)
