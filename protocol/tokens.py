@@ -56,6 +56,11 @@ class Line:
         except (ValueError, ProtocolError):
             return None
 
+    def has_value(self, name: str) -> bool:
+        """True when `name=...` is among the arguments (a quoted value holding the same text does
+        not count)."""
+        return any(arg_name == name and arg_value is not None for arg_name, arg_value in self.args)
+
     def has_flag(self, name: str) -> bool:
         """True when the bare word `name` is among the arguments."""
         return any(arg_name == name and arg_value is None for arg_name, arg_value in self.args)

@@ -121,7 +121,7 @@ class MatchEngine:
                 continue
             if info is None or info.command != "info":
                 continue
-            if "score=" in stamped.text:
+            if info.has_value("score"):
                 score = info.number("score")
             n = info.number("nodes")
             if n is not None and n >= 0:

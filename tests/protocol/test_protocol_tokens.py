@@ -139,3 +139,6 @@ def test_numbers_of_a_line_read_by_a_client():
     assert line.number("nps") is None             # absent
     assert line.number("wide") is None            # a bare flag
     assert line.number("pv") is None              # a quoted value is not split
+    assert line.has_value("score") and line.has_value("time")
+    assert not line.has_value("wide") and not line.has_value("nps")
+    assert not parse_line('info depth=3 pv="32-28 score=9"').has_value("score")
