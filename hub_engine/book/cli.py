@@ -1,5 +1,6 @@
-"""`hub-engine book build|probe|info`: build a rule-set's book, look a position up, describe a
-book (counts, ballot coverage, the start position's main line)."""
+"""`hub-engine book build|probe|info|unpack`: build a rule-set's book, look a position up,
+describe a book (counts, ballot coverage, the start position's main line), turn a book back into
+a build log (to grow the packaged books)."""
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,7 @@ def add_parser(sub) -> None:
     from hub_engine.book.tree import DEFAULT_W
     from hub_engine.rules.variants import VARIANTS
 
-    book = sub.add_parser("book", help="opening books: build, probe, info (docs/book.md)")
+    book = sub.add_parser("book", help="opening books: build, probe, info, unpack (docs/book.md)")
     book.set_defaults(handler=run)
     steps = book.add_subparsers(dest="book_command", required=True, metavar="STEP",
                                 parser_class=type(book))
@@ -57,6 +58,17 @@ def add_parser(sub) -> None:
                    help="seconds between book files written during the build")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    u = steps.add_parser("unpack", help="write a build log from a book (the packaged one by "
+                         "default), so that `book build` grows it")
+    u.add_argument("--variant", required=True, choices=sorted(VARIANTS), help="rules")
+    u.add_argument("--dir", help="books directory to write DIR/work/<rule-set>.log in (default: "
+                                 "as `book build`)")
+    u.add_argument("--file", help="the book file (default: the book shipped in the package)")
+    u.add_argument("--eval", default="learned",
+                   help="the evaluation the book was built with (default learned)")
+    u.add_argument("--ballots", metavar="FILE", action="append", default=[],
+                   help="more roots the book was built with (as `book build --ballots`)")
+
     for name, text in (("probe", "the book's moves at a position"),
                        ("info", "what a book holds: counts, ballot coverage, main line")):
         p = steps.add_parser(name, help=text)
@@ -81,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
             return _build(args)
         if args.book_command == "probe":
             return _probe(args)
+        if args.book_command == "unpack":
+            return _unpack(args)
         return _info(args)
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"hub-engine: error: {exc}", file=sys.stderr)
@@ -111,6 +125,29 @@ def _build(args: argparse.Namespace) -> int:
     if args.main_line:
         keys = keys[:4] + ("main_line", "short_lines") + keys[4:]
     print(" ".join(f"{k}={s[k]}" for k in keys))
+    return 0
+
+
+def _unpack(args: argparse.Namespace) -> int:
+    from hub_engine.book import store
+    from hub_engine.book.build import read_roots
+    from hub_engine.book.fileformat import read_book, rules_fingerprint
+    from hub_engine.book.unpack import unpack
+    from hub_engine.learn.weights import evaluation
+    from hub_engine.rules.variants import get_variant
+
+    ruleset = _ruleset(args.variant)
+    evaluation(ruleset, args.eval)
+    path = Path(args.file) if args.file else store.packaged_path(ruleset)
+    data = read_book(path, ruleset=ruleset,
+                     fingerprint=rules_fingerprint(get_variant(args.variant).core_rules))
+    extra = [r for name in args.ballots for r in read_roots(Path(name), ruleset)]
+    s = unpack(data, store.books_dir(args.dir), args.eval, extra)
+    print(" ".join(f"{k}={v}" for k, v in s.items()))
+    if s["unreached"]:
+        print(f"hub-engine: {s['unreached']} of the book's positions hang from no expanded "
+              "position (moves of an expansion a killed build left unfinished, or roots of "
+              "--ballots files not given here): left out", file=sys.stderr)
     return 0
 
 

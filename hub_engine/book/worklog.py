@@ -20,6 +20,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hub_engine.datafiles import write_atomically
+
 MAGIC = "#hub-engine-book-log"
 FORMAT = 1
 
@@ -68,6 +70,16 @@ def read_log(path: Path) -> LogContents | None:
         except (ValueError, IndexError):
             raise LogError(f"{path}:{number}: damaged book log line {line[:60]!r}") from None
     return out
+
+
+def write_log(path: Path, settings: dict, roots: list[tuple[str, str]],
+               scored: dict[str, tuple[int, int, int]]) -> None:
+    """Write a whole log at once (hub_engine.book.unpack), atomically: a temporary file, then
+    a rename, so a killed write leaves no half log to resume from."""
+    lines = [f"{MAGIC} {FORMAT} {json.dumps(settings, sort_keys=True)}"]
+    lines += [f"R {hub} {label}" for hub, label in roots]
+    lines += [f"S {hub} {s} {d} {n}" for hub, (s, d, n) in scored.items()]
+    write_atomically(Path(path), ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 class WorkLog:
