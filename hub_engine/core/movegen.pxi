@@ -347,20 +347,28 @@ cdef int gen_moves(const Rules* r, const Board* b, Move* out) noexcept nogil:
     return gen_quiet(r, b, out)
 
 
-cdef void make_move(const Board* b, const Move* m, Board* out) noexcept nogil:
-    """Copy-make: out becomes b with m played (also valid when out == b)."""
-    cdef int s = b.side, o = 1 - b.side, f = m.frm, t = m.to, sq
-    cdef bb fb = (<bb>1) << f, tb = (<bb>1) << t
+cdef inline uint64_t child_hash(const Board* b, const Move* m) noexcept nogil:
+    """The hash of b with m played (make_move's, without making the move)."""
+    cdef int s = b.side, o = 1 - b.side, f = m.frm, sq
     cdef bb cap = m.captured
     cdef int was_king = <int>((b.kings >> f) & 1)
     cdef int is_king = was_king | m.promote
-    cdef uint64_t h = b.hash ^ ZOBRIST[s][was_king][f] ^ ZOBRIST[s][is_king][t] ^ ZOBRIST_SIDE
-    cdef bb kings = b.kings & ~cap & ~fb
+    cdef uint64_t h = b.hash ^ ZOBRIST[s][was_king][f] ^ ZOBRIST[s][is_king][m.to] ^ ZOBRIST_SIDE
     cdef bb capkings = b.kings & cap
     while cap:
         sq = lsb(cap)
         cap &= cap - 1
         h ^= ZOBRIST[o][<int>((capkings >> sq) & 1)][sq]
+    return h
+
+
+cdef void make_move(const Board* b, const Move* m, Board* out) noexcept nogil:
+    """Copy-make: out becomes b with m played (also valid when out == b)."""
+    cdef int s = b.side, o = 1 - b.side, f = m.frm, t = m.to
+    cdef bb fb = (<bb>1) << f, tb = (<bb>1) << t
+    cdef int is_king = <int>((b.kings >> f) & 1) | m.promote
+    cdef uint64_t h = child_hash(b, m)
+    cdef bb kings = b.kings & ~m.captured & ~fb
     if is_king:
         kings |= tb
     out.pieces[s] = (b.pieces[s] & ~fb) | tb

@@ -363,6 +363,11 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         depth += 1
         ext_left -= 1
     score_moves(st, b, moves, order, n, hit.move, ply)
+    if depth >= 2:
+        # every child probes its bucket first thing: ask for all of them now, so the misses
+        # overlap each other and the work before each child's probe
+        for i in range(n):
+            tt_prefetch(st.tt, st.tt_mask, child_hash(b, &moves[i]))
 
     best = -INF_SCORE
     best_i = -1
@@ -370,8 +375,6 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         pick_next(moves, order, i, n)
         m = &moves[i]
         make_move(b, m, &child)
-        if depth >= 2:
-            tt_prefetch(st.tt, st.tt_mask, child.hash)   # the child probes it first thing
         next_counters(&st.r, b, m, &child, c, &cc)
         child_irrev = irrev
         if m.ncap or not ((b.kings >> m.frm) & 1):
