@@ -7,7 +7,7 @@
 # counters of draws.pxi; a quiescence search that resolves every capture and, once per path,
 # answers a capture threat by searching the quiet moves instead of trusting the static eval.
 
-from libc.stdlib cimport malloc, free, realloc
+from libc.stdlib cimport calloc, malloc, free, realloc
 
 cdef extern from *:
     """
@@ -52,6 +52,7 @@ cdef enum:
     ORDER_KILLER1 = 1 << 21
     ORDER_KILLER2 = 1 << 20
     MAX_EXCLUDE = 64           # root moves a MultiPV search can leave out
+    EVAL_CACHE = 1 << 16       # entries of a Searcher's evaluation cache (512 KiB)
     PROBCUT_DEPTH = 3          # the shallow-search cut from this depth on
     PROBCUT_MARGIN = 10        # ... against beta + this many centi-men per ply of depth
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
@@ -87,6 +88,7 @@ cdef struct SearchState:
     int opt_qs_threat          # quiet plies a quiescence path may spend answering threats
     int opt_single_ext         # single-reply extension on
     int opt_probcut            # the shallow-search cut at non-PV nodes on
+    int opt_eval_cache         # evaluations remembered in ecache (off: every one computed)
     int first_done             # the first root move has been fully searched
     int root_best              # index into the root move list of the best move so far
     uint32_t root_best_code    # the best root move of the previous iteration
@@ -98,6 +100,24 @@ cdef struct SearchState:
     int tb_plain_max           # ... for win/draw/loss slices (fewer at a root inside the tables)
     uint32_t* root_allowed     # move codes the root may play (n_root_allowed 0: all)
     int n_root_allowed
+    uint64_t* ecache           # EVAL_CACHE evaluations: hash's high 48 bits | int16 value
+
+
+cdef inline int cached_eval(SearchState* st, const Board* b) noexcept nogil:
+    """evaluate(), remembered by position: the quiescence leaves of a search meet the same
+    positions again and again (other move orders, the next iteration), and the evaluation is a
+    function of the position alone for a Searcher's fixed parameters."""
+    cdef uint64_t* slot = &st.ecache[b.hash & (EVAL_CACHE - 1)]
+    cdef uint64_t e = slot[0]
+    cdef int v
+    if not st.opt_eval_cache:
+        return evaluate(&st.ev, &st.r, b)
+    if e != 0 and ((e ^ b.hash) >> 16) == 0:
+        return <int16_t>(e & 0xFFFF)
+    v = evaluate(&st.ev, &st.r, b)
+    if -32768 <= v <= 32767:
+        slot[0] = (b.hash & ~(<uint64_t>0xFFFF)) | (<uint64_t>(<uint16_t>v))
+    return v
 
 
 cdef inline bint out_of_time(SearchState* st) noexcept nogil:
@@ -235,7 +255,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
     if counters_draw(&st.r, c):
         return 0
     if ply >= MAX_PLY - 1:
-        return evaluate(&st.ev, &st.r, b)
+        return cached_eval(st, b)
     n = gen_captures(&st.r, b, moves)
     if n:
         # captures are forced: no stand-pat
@@ -280,8 +300,8 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
     if not has_quiet(&st.r, b):
         return -(MATE_SCORE - ply)
     if qext == 0 and st.ev.threat and has_capture(&st.r, b, 1 - b.side):
-        return evaluate(&st.ev, &st.r, b) - st.ev.threat
-    return evaluate(&st.ev, &st.r, b)
+        return cached_eval(st, b) - st.ev.threat
+    return cached_eval(st, b)
 
 
 cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, int alpha, int beta,
@@ -318,7 +338,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
     if counters_draw(&st.r, c):
         return 0
     if ply >= MAX_PLY - 2:
-        return evaluate(&st.ev, &st.r, b)
+        return cached_eval(st, b)
     if st.tb_max:
         pieces = popcount(b.pieces[0] | b.pieces[1])
         if (pieces <= st.tb_max and not has_capture(&st.r, b, b.side)
@@ -595,7 +615,7 @@ cdef class Searcher:
     cdef readonly CoreRules rules
     cdef readonly TransTable tt
     cdef readonly CoreTables tables
-    cdef public int lmr, qs_threat, single_ext, probcut   # search switches (tuning experiments)
+    cdef public int lmr, qs_threat, single_ext, probcut, eval_cache   # search switches (tests, tuning)
 
     def __cinit__(self):
         self.st.moves = NULL
@@ -603,6 +623,7 @@ cdef class Searcher:
         self.st.pv = NULL
         self.st.keys = NULL
         self.st.root_allowed = NULL
+        self.st.ecache = NULL
 
     def __init__(self, CoreRules rules, TransTable tt, dict weights):
         self.rules = rules
@@ -614,13 +635,16 @@ cdef class Searcher:
         self.st.pv = <Move*>malloc((MAX_PLY + 1) * MAX_PLY * sizeof(Move))
         self.keys_cap = 256 + MAX_PLY
         self.st.keys = <uint64_t*>malloc(self.keys_cap * sizeof(uint64_t))
-        if not (self.st.moves and self.st.order and self.st.pv and self.st.keys):
+        self.st.ecache = <uint64_t*>calloc(EVAL_CACHE, sizeof(uint64_t))
+        if not (self.st.moves and self.st.order and self.st.pv and self.st.keys
+                and self.st.ecache):
             raise MemoryError("cannot allocate the search stacks")
         self.st.stop_flag = &self.stop_flag
         self.lmr = 2
         self.qs_threat = QS_THREAT_EXT
         self.single_ext = 1
         self.probcut = 1
+        self.eval_cache = 1
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
         self.clear_heuristics()
 
@@ -630,6 +654,7 @@ cdef class Searcher:
         free(self.st.pv)
         free(self.st.keys)
         free(self.st.root_allowed)
+        free(self.st.ecache)
 
     def set_tables(self, CoreTables tables, int max_pieces, int plain_max=-1) -> None:
         """Probe tables at positions of at most max_pieces pieces (None or 0: off); win/draw/loss
@@ -716,6 +741,7 @@ cdef class Searcher:
         st.opt_qs_threat = self.qs_threat
         st.opt_single_ext = self.single_ext
         st.opt_probcut = self.probcut
+        st.opt_eval_cache = self.eval_cache
         st.first_done = 0
         st.root_best = 0
         if len(exclude) > MAX_EXCLUDE:

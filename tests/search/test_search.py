@@ -312,3 +312,23 @@ def test_evaluation_is_colour_symmetric(variant):
         rot = lambda xs: tuple(31 - x for x in xs)  # noqa: E731
         flipped = b.__class__(b.rules, 1 - b.side, rot(m1), rot(k1), rot(m0), rot(k0))
         assert s.evaluate(b) == s.evaluate(flipped), text
+
+
+@pytest.mark.parametrize("variant", ["russian", "brazilian", "english", "italian", "portuguese"])
+def test_the_evaluation_cache_changes_no_search(variant):
+    """Evaluations remembered by position give every search the same scores, lines and node
+    counts as evaluations computed each time (the learned evaluation, as the engine plays)."""
+    from hub_engine.core import Searcher
+    from hub_engine.learn.weights import evaluation
+    from hub_engine.rules.variants import get_variant
+
+    v = get_variant(variant)
+    board = board_of(variant)
+    results = []
+    for cache in (0, 1):
+        s = Searcher(v.core_rules, TransTable(18), evaluation(v.name))
+        s.eval_cache = cache
+        results.append([s.iterate(board, d, -INF, INF, [], board.initial_counters(), 0.0, 0)
+                        for d in range(1, 11)])
+    assert results[0] == results[1]
+    assert results[1][-1][2] > 10_000          # a real search, many evaluations
