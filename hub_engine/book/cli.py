@@ -105,7 +105,20 @@ def run(args: argparse.Namespace) -> int:
         return 130
 
 
+def _warn_new_book(ruleset: str, directory: Path) -> None:
+    """A build without a log starts a new book, which the engine then plays instead of the
+    shipped one: say so, and how to grow the shipped one instead."""
+    from hub_engine.book import store
+
+    if store.log_path(directory, ruleset).exists() or not store.packaged_path(ruleset).exists():
+        return
+    print(f"hub-engine: no build log in {directory}: starting a new {ruleset} book, which the "
+          "engine will play instead of the shipped one; to grow the shipped book, run "
+          f"`hub-engine book unpack --variant {ruleset}` first", file=sys.stderr)
+
+
 def _build(args: argparse.Namespace) -> int:
+    from hub_engine.book import store
     from hub_engine.book.build import Settings, build, read_roots
     from hub_engine.learn.weights import evaluation
 
@@ -116,10 +129,12 @@ def _build(args: argparse.Namespace) -> int:
                          "--w and --main-line >= 0")
     evaluation(ruleset, args.eval)             # a bad --eval fails here, not in the workers
     extra = [r for path in args.ballots for r in read_roots(Path(path), ruleset)]
+    _warn_new_book(ruleset, store.books_dir(args.dir))
     s = build(Settings(ruleset, args.nodes, args.eval), args.dir, positions=args.positions,
               total=args.total, w=args.w, ballot_priority=args.ballot_priority,
               extra_roots=extra, line_plies=args.main_line, workers=args.workers,
-              scheduler=args.scheduler, progress=False if args.no_progress else None, save_every=args.save_every)
+              scheduler=args.scheduler, progress=False if args.no_progress else None,
+              save_every=args.save_every)
     keys = ("ruleset", "scored", "total", "expanded", "seconds", "cpu_seconds",
             "positions_per_hour", "positions_per_core_hour", "mean_depth", "mean_nodes", "book")
     if args.main_line:

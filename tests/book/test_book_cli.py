@@ -10,8 +10,9 @@ def test_build_probe_info(tmp_path, capsys):
     d = str(tmp_path)
     assert main(["book", "build", "--variant", "spanish", "--dir", d, "--positions", "25",
                  "--nodes", "2000", "--no-progress"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "ruleset=portuguese" in out and "scored=" in out
+    assert "starting a new portuguese book" in err and "book unpack --variant portuguese" in err
     assert (tmp_path / "portuguese.book").exists()
     assert (tmp_path / "work" / "portuguese.log").exists()
     assert main(["book", "probe", "--variant", "portuguese", "--dir", d]) == 0
