@@ -12,7 +12,8 @@ search returns: a killed build loses only the searches in flight, and the same c
 `positions` more (or up to `total`) are scored per run, so a book grows run after run. With
 `line_plies`, the run makes every root's main line that many plies deep instead (and stops when
 they are, or at the budget). The book file (hub_engine.book.fileformat) is written from the tree
-at the end of a run, after Ctrl-C, and every `save_every` seconds meanwhile. Each run appends its figures to work/<rule-set>.runs.jsonl.
+at the end of a run, after Ctrl-C, and every `save_every` seconds meanwhile. Each run appends its
+figures to work/<rule-set>.runs.jsonl.
 """
 from __future__ import annotations
 

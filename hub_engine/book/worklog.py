@@ -72,14 +72,26 @@ def read_log(path: Path) -> LogContents | None:
     return out
 
 
+def header_line(settings: dict) -> str:
+    return f"{MAGIC} {FORMAT} {json.dumps(settings, sort_keys=True)}\n"
+
+
+def root_line(hub: str, label: str) -> str:
+    return f"R {hub} {label}\n"
+
+
+def scored_line(hub: str, score: int, depth: int, nodes: int) -> str:
+    return f"S {hub} {score} {depth} {nodes}\n"
+
+
 def write_log(path: Path, settings: dict, roots: list[tuple[str, str]],
                scored: dict[str, tuple[int, int, int]]) -> None:
     """Write a whole log at once (hub_engine.book.unpack), atomically: a temporary file, then
     a rename, so a killed write leaves no half log to resume from."""
-    lines = [f"{MAGIC} {FORMAT} {json.dumps(settings, sort_keys=True)}"]
-    lines += [f"R {hub} {label}" for hub, label in roots]
-    lines += [f"S {hub} {s} {d} {n}" for hub, (s, d, n) in scored.items()]
-    write_atomically(Path(path), ("\n".join(lines) + "\n").encode("utf-8"))
+    lines = [header_line(settings)]
+    lines += [root_line(hub, label) for hub, label in roots]
+    lines += [scored_line(hub, s, d, n) for hub, (s, d, n) in scored.items()]
+    write_atomically(Path(path), "".join(lines).encode("utf-8"))
 
 
 class WorkLog:
@@ -99,7 +111,7 @@ class WorkLog:
         self.contents = old or LogContents(settings)
         if old is None:
             with open(self.path, "w", encoding="utf-8") as f:
-                f.write(f"{MAGIC} {FORMAT} {json.dumps(settings, sort_keys=True)}\n")
+                f.write(header_line(settings))
         else:
             self._cut_unfinished()
         self._f = open(self.path, "a", encoding="utf-8")
@@ -113,10 +125,10 @@ class WorkLog:
                 f.truncate(end)
 
     def root(self, hub: str, label: str) -> None:
-        self._write(f"R {hub} {label}\n")
+        self._write(root_line(hub, label))
 
     def scored(self, hub: str, score: int, depth: int, nodes: int) -> None:
-        self._write(f"S {hub} {score} {depth} {nodes}\n")
+        self._write(scored_line(hub, score, depth, nodes))
 
     def _write(self, line: str) -> None:
         self._f.write(line)
