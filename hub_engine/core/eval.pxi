@@ -70,6 +70,7 @@ cdef struct EvalParams:
     int weak_margin
     int threat               # quiescence: stand-pat penalty when the opponent threatens a capture
     const int16_t* learned   # learned weights (learned.pxi), or NULL for the hand-set terms
+    const int16_t* learned_diff   # their difference tables (PatternWeights.diff), or NULL
     const int16_t* endings   # learned ending values (learned.pxi), or NULL
 
 
@@ -185,7 +186,7 @@ cdef int evaluate(const EvalParams* p, const Rules* r, const Board* b) noexcept 
     cdef bb empty = VALID & ~(b.pieces[0] | b.pieces[1])
     cdef int t0 = 0, t1 = 0, phase, v, strong, n_s, n_w, nm_s, nk_w
     if p.learned != NULL:
-        v = learned_value(p.learned, r, b)
+        v = learned_value(p.learned, p.learned_diff, r, b)
     else:
         v = p.man * (nm0 - nm1) + p.king * (nk0 - nk1)
         v += side_terms(p, r, b, 0, empty, nk1, &t0)

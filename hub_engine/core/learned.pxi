@@ -94,15 +94,23 @@ cdef class PatternWeights:
 
     Built from the decoded payload of a weight file (hub_engine.learn.weights); the memory stays
     alive as long as any Searcher could use it (see load_eval_params).
+
+    `diff` holds, per table, entry - entry of the colour-flipped window (see learned_value): one
+    look-up per window instead of two. It is NULL when a difference does not fit in int16 (never
+    with trained weights, whose entries are a few hundred), and learned_value then reads the
+    tables twice; both give the same value.
     """
     cdef int16_t* data
+    cdef int16_t* diff
     cdef readonly int size
 
     def __cinit__(self):
         self.data = NULL
+        self.diff = NULL
 
     def __init__(self, payload: bytes):
         cdef int want = (N_TABLES * PATTERN_ENTRIES + N_SCALARS) * 2
+        cdef int t, x, y, j, q, d
         if len(payload) != want * 2:
             raise ValueError(f"learned weights need {want * 2} bytes of int16, got {len(payload)}")
         self.data = <int16_t*>malloc(want * sizeof(int16_t))
@@ -110,9 +118,47 @@ cdef class PatternWeights:
             raise MemoryError()
         memcpy(self.data, <const char*>payload, want * sizeof(int16_t))
         self.size = want
+        self.diff = <int16_t*>malloc(N_TABLES * PATTERN_ENTRIES * 2 * sizeof(int16_t))
+        if self.diff == NULL:
+            raise MemoryError()
+        for t in range(N_TABLES):
+            for x in range(PATTERN_ENTRIES):
+                y = flipped_index(x)
+                for j in range(2):
+                    q = (t * PATTERN_ENTRIES + x) * 2 + j
+                    d = self.data[q] - self.data[(t * PATTERN_ENTRIES + y) * 2 + j]
+                    if d < -32768 or d > 32767:
+                        free(self.diff)
+                        self.diff = NULL
+                        return
+                    self.diff[q] = <int16_t>d
+
+    @property
+    def has_diff(self) -> bool:
+        """Whether learned_value reads the difference tables (one look-up per window)."""
+        return self.diff != NULL
 
     def __dealloc__(self):
         free(self.data)
+        free(self.diff)
+
+
+cdef int flipped_index(int x) noexcept:
+    """The index of a window's image on the colour-flipped board (turned by 180 degrees, colours
+    swapped): trit i of the window moves to trit 7 - i (rank j -> 3 - j, column c -> 1 - c)
+    and changes sign (own <-> other)."""
+    cdef int t[8]
+    cdef int i, y = 0
+    x -= PATTERN_CENTRE
+    for i in range(8):
+        # balanced-ternary digits of x: -1, 0 or 1
+        t[i] = ((x % 3) + 3) % 3
+        if t[i] == 2:
+            t[i] = -1
+        x = (x - t[i]) // 3
+    for i in range(7, -1, -1):
+        y = 3 * y - t[7 - i]
+    return PATTERN_CENTRE + y
 
 
 cdef class EndingValues:
@@ -143,6 +189,7 @@ _LIVE_WEIGHTS = []      # every PatternWeights / EndingValues a Searcher was giv
 
 cdef int attach_learned(EvalParams* p, object lw, object endings) except -1:
     p.learned = NULL
+    p.learned_diff = NULL
     p.endings = NULL
     if lw is None:
         if endings is not None:
@@ -156,6 +203,7 @@ cdef int attach_learned(EvalParams* p, object lw, object endings) except -1:
         if obj is not None and not any(x is obj for x in _LIVE_WEIGHTS):
             _LIVE_WEIGHTS.append(obj)
     p.learned = (<PatternWeights>lw).data
+    p.learned_diff = (<PatternWeights>lw).diff
     if endings is not None:
         p.endings = (<EndingValues>endings).data
     return 0
@@ -232,8 +280,13 @@ cdef inline void side_scalars(const Rules* r, const Board* b, int side, bb empty
     f[12] = 2 * left - nm if 2 * left >= nm else nm - 2 * left
 
 
-cdef int learned_value(const int16_t* w, const Rules* r, const Board* b) noexcept nogil:
-    """The learned score for side 0 (centi-men), before the drawn-ending scaling."""
+cdef int learned_value(const int16_t* w, const int16_t* diff, const Rules* r,
+                       const Board* b) noexcept nogil:
+    """The learned score for side 0 (centi-men), before the drawn-ending scaling.
+
+    The patterns give F(position) - F(colour-flipped position); window w of the flipped board is
+    window 14 - w of this one seen flipped, and the two share a table, so with `diff` (entry -
+    entry of the flipped index, PatternWeights) each window is one look-up."""
     cdef bb men0 = b.pieces[0] & ~b.kings, men1 = b.pieces[1] & ~b.kings
     cdef bb empty = VALID & ~(b.pieces[0] | b.pieces[1])
     cdef int8_t rv[ROWS][3]
@@ -243,27 +296,45 @@ cdef int learned_value(const int16_t* w, const Rules* r, const Board* b) noexcep
     cdef const int16_t* e
     cdef int f0[N_SCALARS]
     cdef int f1[N_SCALARS]
-    for row in range(ROWS):
-        o0 = row_bits(men0, row)
-        o1 = row_bits(men1, row)
-        tempo0 += row * popcount(o0)
-        tempo1 += (ROWS - 1 - row) * popcount(o1)
-        code = o0 << 4 | o1
+    if diff != NULL:
+        for row in range(ROWS):
+            o0 = row_bits(men0, row)
+            o1 = row_bits(men1, row)
+            tempo0 += row * popcount(o0)
+            tempo1 += (ROWS - 1 - row) * popcount(o1)
+            code = o0 << 4 | o1
+            for k in range(3):
+                rv[row][k] = PAIR_VAL[code][k]
         for k in range(3):
-            rv[row][k] = PAIR_VAL[code][k]
-            rf[ROWS - 1 - row][k] = PAIR_VAL_FLIP[code][k]
-    for k in range(3):
-        for g in range(5):
-            wi = 5 * k + g
-            i = wi if wi < N_WINDOWS - 1 - wi else N_WINDOWS - 1 - wi     # the window's table
-            idx = PATTERN_CENTRE + rv[g][k] + 9 * (rv[g + 1][k] + 9 * (rv[g + 2][k] + 9 * rv[g + 3][k]))
-            e = &w[(i * PATTERN_ENTRIES + idx) * 2]
-            mg += e[0]
-            eg += e[1]
-            idx = PATTERN_CENTRE + rf[g][k] + 9 * (rf[g + 1][k] + 9 * (rf[g + 2][k] + 9 * rf[g + 3][k]))
-            e = &w[(i * PATTERN_ENTRIES + idx) * 2]
-            mg -= e[0]
-            eg -= e[1]
+            for g in range(5):
+                wi = 5 * k + g
+                i = wi if wi < N_WINDOWS - 1 - wi else N_WINDOWS - 1 - wi     # the window's table
+                idx = PATTERN_CENTRE + rv[g][k] + 9 * (rv[g + 1][k] + 9 * (rv[g + 2][k] + 9 * rv[g + 3][k]))
+                e = &diff[(i * PATTERN_ENTRIES + idx) * 2]
+                mg += e[0]
+                eg += e[1]
+    else:
+        for row in range(ROWS):
+            o0 = row_bits(men0, row)
+            o1 = row_bits(men1, row)
+            tempo0 += row * popcount(o0)
+            tempo1 += (ROWS - 1 - row) * popcount(o1)
+            code = o0 << 4 | o1
+            for k in range(3):
+                rv[row][k] = PAIR_VAL[code][k]
+                rf[ROWS - 1 - row][k] = PAIR_VAL_FLIP[code][k]
+        for k in range(3):
+            for g in range(5):
+                wi = 5 * k + g
+                i = wi if wi < N_WINDOWS - 1 - wi else N_WINDOWS - 1 - wi
+                idx = PATTERN_CENTRE + rv[g][k] + 9 * (rv[g + 1][k] + 9 * (rv[g + 2][k] + 9 * rv[g + 3][k]))
+                e = &w[(i * PATTERN_ENTRIES + idx) * 2]
+                mg += e[0]
+                eg += e[1]
+                idx = PATTERN_CENTRE + rf[g][k] + 9 * (rf[g + 1][k] + 9 * (rf[g + 2][k] + 9 * rf[g + 3][k]))
+                e = &w[(i * PATTERN_ENTRIES + idx) * 2]
+                mg -= e[0]
+                eg -= e[1]
     cdef int nk0 = popcount(b.pieces[0] & b.kings), nk1 = popcount(b.pieces[1] & b.kings)
     side_scalars(r, b, 0, empty, nk1, f0)
     side_scalars(r, b, 1, empty, nk0, f1)

@@ -256,6 +256,8 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
         return 0
     if ply >= MAX_PLY - 1:
         return cached_eval(st, b)
+    # most quiescence nodes end in cached_eval: its slot's load overlaps the capture test
+    hub_prefetch(&st.ecache[b.hash & (EVAL_CACHE - 1)])
     n = gen_captures(&st.r, b, moves)
     if n:
         # captures are forced: no stand-pat

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import random
+from array import array
 
 import pytest
 
 np = pytest.importorskip("numpy")
 
-from hub_engine.core import eval_weights, has_capture_either  # noqa: E402
+from hub_engine.core import PatternWeights, eval_weights, has_capture_either  # noqa: E402
 from hub_engine.learn import features as F  # noqa: E402
 from hub_engine.learn import patterns as P  # noqa: E402
 from hub_engine.learn.weights import (evaluation, read_values, read_weights,  # noqa: E402
@@ -39,6 +40,21 @@ def test_compiled_equals_numpy_on_random_positions(variant):
     expected = _numpy_scores(variant, values, positions)
     assert np.array_equal(compiled, expected)
     assert len(set(compiled.tolist())) > N_POSITIONS // 2      # the scores really vary
+
+
+@pytest.mark.parametrize("variant", ["russian", "english"])
+def test_both_pattern_paths_equal_numpy(variant):
+    """Weights whose entries differ by more than int16 holds get no difference tables: the
+    compiled evaluation then reads each window twice, and still equals numpy; the same positions
+    with small weights go through the difference tables."""
+    rng = random.Random(f"paths-{variant}")
+    positions = [random_position(rng) for _ in range(N_POSITIONS // 3)]
+    for scale, has_diff in ((30000, False), (16000, True)):
+        values = random_values(rng, scale)
+        assert PatternWeights(array("h", values).tobytes()).has_diff is has_diff
+        searcher = compiled_searcher(variant, values)
+        compiled = np.array([searcher.evaluate(board_of(variant, *p)) for p in positions])
+        assert np.array_equal(compiled, _numpy_scores(variant, values, positions))
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -74,7 +90,9 @@ def test_compiled_equals_numpy_with_shipped_weights(variant):
                  + [random_ending(rng) for _ in range(1000)])
     from hub_engine.core import Searcher, TransTable
 
-    searcher = Searcher(get_variant(variant).core_rules, TransTable(12), evaluation(variant))
+    weights = evaluation(variant)
+    assert weights["learned"].has_diff          # the shipped weights take the one-look-up path
+    searcher = Searcher(get_variant(variant).core_rules, TransTable(12), weights)
     compiled = np.array([searcher.evaluate(board_of(variant, *p)) for p in positions])
     assert np.array_equal(compiled, _numpy_scores(variant, list(values), positions,
                                                   None if endings is None else list(endings)))
