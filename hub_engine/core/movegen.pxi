@@ -74,6 +74,31 @@ cdef inline bb shift(bb x, int o) noexcept nogil:
     return x >> (-o)
 
 
+cdef inline bb ray_fill(bb g, bb p, int o) noexcept nogil:
+    """g and every square reached from it in direction o through squares of p (p within VALID):
+    three doubling steps cover the longest diagonal's seven."""
+    g |= p & shift(g, o)
+    p &= shift(p, o)
+    g |= p & shift(g, 2 * o)
+    p &= shift(p, 2 * o)
+    g |= p & shift(g, 4 * o)
+    return g
+
+
+cdef inline bint kings_can_capture(const Rules* r, bb kings, bb enemy, bb empty) noexcept nogil:
+    """Whether one of `kings` has a first jump: in some direction, past empty squares when kings
+    fly, an enemy piece with an empty square behind it. Bitboard fills for all kings at once,
+    instead of walking every ray."""
+    cdef int d, o
+    cdef bb reach
+    for d in range(4):
+        o = DIR_OFFSET[d]
+        reach = ray_fill(kings, empty, o) if r.flying else kings
+        if shift(reach, o) & enemy & shift(empty, -o):
+            return True
+    return False
+
+
 cdef inline void emit(Gen* g, int to, bb captured, int ncap, int nk, int korder, int promote) noexcept nogil:
     if g.n >= MAX_MOVES:
         return
@@ -240,6 +265,9 @@ cdef int gen_captures(const Rules* r, const Board* b, Move* out) noexcept nogil:
     cdef bb kings = own & b.kings
     cdef bb men = man_jumpers(r, b, own & ~b.kings)
     cdef bb fb
+    if kings and not kings_can_capture(r, kings, b.pieces[1 - side],
+                                       VALID & ~(b.pieces[0] | b.pieces[1])):
+        kings = 0
     if not men and not kings:
         return 0
     g.r = r

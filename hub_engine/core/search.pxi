@@ -142,21 +142,16 @@ cdef inline bint has_capture(const Rules* r, const Board* b, int side) noexcept 
     cdef bb kings = own & b.kings
     cdef bb enemy = b.pieces[1 - side]
     cdef bb empty = VALID & ~(b.pieces[0] | b.pieces[1])
-    cdef int f, d, x
     nb.side = side
     if man_jumpers(r, &nb, own & ~b.kings):
         return True
-    while kings:
-        f = lsb(kings)
-        kings &= kings - 1
-        for d in range(4):
-            x = NB[d][f]
-            if r.flying:
-                while (empty >> x) & 1:
-                    x = NB[d][x]
-            if (enemy >> x) & 1 and (empty >> NB[d][x]) & 1:
-                return True
-    return False
+    return kings != 0 and kings_can_capture(r, kings, enemy, empty)
+
+
+def can_capture(CoreBoard board, int side) -> bool:
+    """has_capture() for Python: whether `side` (0 or 1) could capture if it were to move (the
+    search's quick test; tests hold it to the move generator)."""
+    return has_capture(&board.rules.r, &board.b, side & 1)
 
 
 cdef inline bint has_quiet(const Rules* r, const Board* b) noexcept nogil:

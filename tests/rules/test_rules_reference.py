@@ -34,6 +34,23 @@ def test_legal_moves_agree_with_reference(variant, samples):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
+def test_quick_capture_test_agrees_with_the_move_generator(variant, samples):
+    """The search's capture test (bitboard fills for flying kings), for each side of every
+    sample: true exactly when that side, to move, has a capture."""
+    from hub_engine.core import can_capture
+
+    seen = {True: 0, False: 0}
+    for p in samples[variant]:
+        text = p.hub()
+        other = Position.from_hub(variant, {"W": "B", "B": "W"}[text[0]] + text[1:])
+        for q, side in ((p, p.board.side), (other, 1 - p.board.side)):
+            expected = any(m.is_capture for m in q.legal_moves())
+            assert can_capture(p.board, side) is expected, (text, side)
+            seen[expected] += 1
+    assert min(seen.values()) > 100
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_perft_agrees_with_reference(variant, samples):
     for p in samples[variant][::75]:
         assert p.perft(3) == ref.Board(variant, p.hub()).perft(3), p.hub()
