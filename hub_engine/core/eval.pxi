@@ -129,17 +129,18 @@ cdef int load_eval_params(EvalParams* p, dict w, const Rules* r) except -1:
 
 
 cdef inline int king_moves(const Rules* r, bb kings, bb empty) noexcept nogil:
-    cdef int n = 0, f, d, t
+    """The kings' non-capturing moves: for flying kings each king's four rays (bitboard fills,
+    movegen.pxi), which never overlap; for short kings the empty neighbours in each direction."""
+    cdef int n = 0
+    cdef bb k
+    if not r.flying:
+        return (popcount((kings << 4) & empty) + popcount((kings << 5) & empty)
+                + popcount((kings >> 5) & empty) + popcount((kings >> 4) & empty))
     while kings:
-        f = lsb(kings)
+        k = kings & (~kings + 1)
         kings &= kings - 1
-        for d in range(4):
-            t = NB[d][f]
-            while (empty >> t) & 1:
-                n += 1
-                if not r.flying:
-                    break
-                t = NB[d][t]
+        n += popcount(fill_up(k, empty, 4) | fill_up(k, empty, 5) | fill_down(k, empty, 5)
+                      | fill_down(k, empty, 4)) - 1
     return n
 
 
