@@ -124,8 +124,15 @@ def cmd_perft(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from hub_engine.engine import bench
 
+    positions = None
+    if args.pdn:
+        try:
+            positions = bench.game_positions(args.pdn, args.variant, args.every, args.limit)
+        except (OSError, ValueError) as e:
+            print(f"hub-engine: error: {e}", file=sys.stderr)
+            return 2
     bench.main(depth=args.depth, threads=args.threads, eval=args.eval, bb_size=args.bb_size,
-               tables_path=args.tables_path)
+               tables_path=args.tables_path, positions=positions)
     return 0
 
 
@@ -184,6 +191,16 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     bench.add_argument("--bb-size", type=int_in(0, 6), default=0,
                        help="probe endgame tables up to this many pieces (default 0: off)")
     bench.add_argument("--tables-path", help="tables directory (with --bb-size)")
+    bench.add_argument("--pdn", metavar="FILE",
+                       help="search the positions of these games instead of the fixed ones "
+                            "(default: the fixed positions)")
+    bench.add_argument("--variant", choices=sorted(VARIANTS), default="russian",
+                       help="rules of the --pdn games when the file has no GameType tag "
+                            "(default russian)")
+    bench.add_argument("--every", type=int_in(1, 10000), default=1,
+                       help="with --pdn, every N-th position (default 1: all)")
+    bench.add_argument("--limit", type=int_in(0, 100000), default=0,
+                       help="with --pdn, at most this many positions (default 0: no limit)")
     analyse_cli.add_parser(sub)
     match.add_parser(sub)
     tournament.add_parser(sub)

@@ -112,13 +112,32 @@ def search_position(variant: str, text: str, depth: int, threads: int = 1,
             "best": pv[0] if pv else None}
 
 
+def game_positions(path: str, variant: str, every: int = 1, limit: int = 0) -> list[tuple[str, str]]:
+    """(variant, Hub position) of every `every`-th position of the games of a PDN file at which a
+    move was played (the end of a game has nothing to search), at most `limit` (0: all).
+
+    Game positions search more slowly than the fixed ones (kings, table probes): this is how
+    the nodes per second of real games are measured on their own positions. ValueError for a
+    file with no game position."""
+    from hub_engine.rules.pdn import read_pdn_file
+
+    games = read_pdn_file(path, variant)
+    found = [(game.variant.name if game.variant else variant, pos.hub())
+             for game in games for _ply, pos, move in game.positions() if move is not None]
+    found = found[::every][:limit or None]
+    if not found:
+        raise ValueError(f"{path}: no game position to search (a PDN file of {variant} games)")
+    return found
+
+
 def run_bench(depth: int = DEFAULT_DEPTH, threads: int = 1, eval: str = EVAL_KINDS[0],
-              bb_size: int = 0, tables_path: str | None = None) -> dict:
-    """Search every bench position to `depth`; total nodes, seconds, nps and per-position rows.
-    eval: the evaluation (learned or hand), as the engine's `eval` parameter; bb_size and
-    tables_path: endgame tables (0: off)."""
+              bb_size: int = 0, tables_path: str | None = None,
+              positions: list[tuple[str, str]] | None = None) -> dict:
+    """Search every bench position (or `positions`) to `depth`; total nodes, seconds, nps and
+    per-position rows. eval: the evaluation (learned or hand), as the engine's `eval`
+    parameter; bb_size and tables_path: endgame tables (0: off)."""
     rows = [search_position(var, text, depth, threads, eval=eval, bb_size=bb_size,
-                            tables_path=tables_path) for var, text in POSITIONS]
+                            tables_path=tables_path) for var, text in positions or POSITIONS]
     nodes = sum(r["nodes"] for r in rows)
     seconds = sum(r["seconds"] for r in rows)
     return {"depth": depth, "threads": threads, "nodes": nodes, "seconds": seconds,
@@ -126,9 +145,10 @@ def run_bench(depth: int = DEFAULT_DEPTH, threads: int = 1, eval: str = EVAL_KIN
 
 
 def main(depth: int = DEFAULT_DEPTH, threads: int = 1, eval: str = EVAL_KINDS[0],
-         bb_size: int = 0, tables_path: str | None = None) -> dict:
+         bb_size: int = 0, tables_path: str | None = None,
+         positions: list[tuple[str, str]] | None = None) -> dict:
     """Print one line per position, then `nodes=<N> time=<s> nps=<n>`."""
-    res = run_bench(depth, threads, eval, bb_size, tables_path)
+    res = run_bench(depth, threads, eval, bb_size, tables_path, positions)
     for r in res["positions"]:
         nps = r["nodes"] / r["seconds"] if r["seconds"] > 0 else 0
         print(f"{r['variant']:<10} {r['position']:<33} nodes={r['nodes']} "

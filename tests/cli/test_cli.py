@@ -72,6 +72,8 @@ def test_every_option_has_a_help_text_with_its_default(command):
     (("bench", "--threads", "0"), "--threads: must be from 1 to"),
     (("bench", "--threads", str((os.cpu_count() or 1) + 1)), "--threads: must be from 1 to"),
     (("bench", "--depth", "x"), "--depth: expected an integer, got 'x'"),
+    (("bench", "--every", "0"), "--every: must be from 1 to"),
+    (("bench", "--limit", "-1"), "--limit: must be from 0 to"),
     (("perft", "--depth", "0"), "--depth: must be from 1 to"),
     (("perft", "--depth", "-1"), "--depth: must be from 1 to"),
     (("perft", "--depth", "2", "--pos", "Wbad"), "hub-engine: error: "),
@@ -82,6 +84,30 @@ def test_bad_arguments_are_clear_errors(args, message):
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
     assert message in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_bench_searches_the_positions_of_a_game_file(tmp_path):
+    """`bench --pdn`: one line per game position (the public Tinsley games, english), every
+    --every-th of them up to --limit, then the total; a file without games is a clear error."""
+    games = ROOT / "tests" / "data" / "checkerboard" / "tinsley.pdn"
+    r = run("bench", "--pdn", str(games), "--variant", "english", "--every", "97", "--limit", "9",
+            "--depth", "4")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 10 and lines[-1].startswith("nodes="), r.stdout
+    positions = [line.split()[1] for line in lines[:-1]]
+    assert all(line.startswith("english ") for line in lines[:-1])
+    from hub_engine.rules.position import Position
+
+    assert len(set(positions)) == 9 and positions[0] == Position.start("english").hub()
+    assert sum(int(re.search(r"nodes=(\d+)", line).group(1)) for line in lines[:-1]) == int(
+        re.match(r"nodes=(\d+)", lines[-1]).group(1))
+    empty = tmp_path / "none.pdn"
+    empty.write_text("no games here\n")
+    for path, message in ((empty, "no game position to search"),
+                          (tmp_path / "missing.pdn", "No such file")):
+        r = run("bench", "--pdn", str(path))
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 def test_hub_mode_writes_nothing_on_stderr_by_default(tmp_path):
