@@ -72,12 +72,29 @@ def test_go_returns_move_and_ponder(engine, kwargs):
     assert engine.info["pv"] == '"32-28 19-23"'
 
 
+def go_sent(engine) -> threading.Event:
+    """An event set once the client has written its `go` line: a `stop` or `ponder-hit` sent
+    before it would reach the engine first (a race of the test, not of the engine)."""
+    sent = threading.Event()
+    send = engine.send
+
+    def spy(line: str) -> None:
+        send(line)
+        if line.startswith("go"):
+            sent.set()
+
+    engine.send = spy
+    return sent
+
+
 def test_ponder_then_ponder_hit(engine):
     within(20, engine.init)
     result: dict[str, Any] = {}
+    sent = go_sent(engine)
     thread = threading.Thread(target=lambda: result.update(
         move=engine.go(START, movetime=0.05, ponder=True)), daemon=True)
     thread.start()
+    assert sent.wait(20)
     within(20, engine.ponderhit)
     thread.join(20)
     assert result["move"] == ("32-28", "19-23")
@@ -86,8 +103,10 @@ def test_ponder_then_ponder_hit(engine):
 def test_stop_ends_an_unlimited_search(engine):
     within(20, engine.init)
     result: dict[str, Any] = {}
+    sent = go_sent(engine)
     thread = threading.Thread(target=lambda: result.update(move=engine.go(START)), daemon=True)
     thread.start()
+    assert sent.wait(20)
     within(20, engine.stop)
     thread.join(20)
     assert result["move"] == ("32-28", "19-23")
