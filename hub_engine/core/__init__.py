@@ -10,7 +10,7 @@ from hub_engine.core._core import (ENDING_SHAPE, INF, LEARNED_SCALARS, LEARNED_S
                                    has_capture_either, score_to_hub, tb_plies_left, tb_slice_size,
                                    tb_solve)
 
-__all__ = ["ENDING_SHAPE", "INF", "LEARNED_SCALARS", "LEARNED_SHAPE", "MATE", "can_capture", "CoreBoard",
+__all__ = ["ENDING_SHAPE", "INF", "LEARNED_SCALARS", "LEARNED_SHAPE", "MATE", "CoreBoard",
            "CoreRules", "CoreTables", "EndingValues", "PatternWeights", "Searcher", "TransTable",
-           "eval_weights", "has_capture_either", "score_to_hub", "tb_plies_left", "tb_slice_size",
+           "can_capture", "eval_weights", "has_capture_either", "score_to_hub", "tb_plies_left", "tb_slice_size",
            "tb_solve"]

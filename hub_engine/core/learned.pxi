@@ -352,11 +352,3 @@ cdef int learned_value(const int16_t* w, const int16_t* diff, const Rules* r,
         stage = PHASE_MEN
     return (mg * stage + eg * (PHASE_MEN - stage)) // (PHASE_MEN * LEARNED_RES)
 
-
-def has_capture_either(CoreBoard board) -> bool:
-    """Whether the side to move, or the other side if it were to move, can capture."""
-    cdef Board other = board.b
-    other.side = 1 - other.side
-    cdef Move moves[MAX_MOVES]
-    return (gen_captures(&board.rules.r, &board.b, moves) > 0
-            or gen_captures(&board.rules.r, &other, moves) > 0)

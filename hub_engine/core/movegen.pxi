@@ -274,15 +274,15 @@ cdef int gen_captures(const Rules* r, const Board* b, Move* out) noexcept nogil:
     cdef bb kings = own & b.kings
     cdef bb men = man_jumpers(r, b, own & ~b.kings)
     cdef bb fb
-    if kings and not kings_can_capture(r, kings, b.pieces[1 - side],
-                                       VALID & ~(b.pieces[0] | b.pieces[1])):
+    cdef bb empty = VALID & ~(b.pieces[0] | b.pieces[1])
+    if kings and not kings_can_capture(r, kings, b.pieces[1 - side], empty):
         kings = 0
     if not men and not kings:
         return 0
     g.r = r
     g.out = out
     g.n = 0
-    g.empty = VALID & ~(b.pieces[0] | b.pieces[1])
+    g.empty = empty
     g.enemy = b.pieces[1 - side]
     g.enemy_kings = g.enemy & b.kings
     g.promo = PROMO_ROW[side]

@@ -154,6 +154,12 @@ def can_capture(CoreBoard board, int side) -> bool:
     return has_capture(&board.rules.r, &board.b, side & 1)
 
 
+def has_capture_either(CoreBoard board) -> bool:
+    """Whether the side to move, or the other side if it were to move, can capture."""
+    return (has_capture(&board.rules.r, &board.b, board.b.side)
+            or has_capture(&board.rules.r, &board.b, 1 - board.b.side))
+
+
 cdef inline bint has_quiet(const Rules* r, const Board* b) noexcept nogil:
     """Whether the side to move has a non-capturing move (count_quiet() > 0, without counting)."""
     cdef int side = b.side, f, d
