@@ -101,6 +101,7 @@ cdef struct SearchState:
     uint32_t* root_allowed     # move codes the root may play (n_root_allowed 0: all)
     int n_root_allowed
     uint64_t* ecache           # EVAL_CACHE evaluations: hash's high 48 bits | int16 value
+    int draw[2]                # a draw's score for the side to move (contempt: below 0 for the root's side)
 
 
 cdef inline int cached_eval(SearchState* st, const Board* b) noexcept nogil:
@@ -254,7 +255,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
     if ply > st.seldepth:
         st.seldepth = ply
     if counters_draw(&st.r, c):
-        return 0
+        return st.draw[b.side]
     if ply >= MAX_PLY - 1:
         return cached_eval(st, b)
     # most quiescence nodes end in cached_eval: its slot's load overlaps the capture test
@@ -280,7 +281,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
         pieces = popcount(b.pieces[0] | b.pieces[1])
         if pieces <= st.tb_max and tb_score(st.tb, &st.r, b, c, ply, &score,
                                              pieces <= st.tb_plain_max):
-            return score
+            return score if score else st.draw[b.side]
     if qext > 0 and has_capture(&st.r, b, 1 - b.side):
         # the opponent threatens a capture: the static eval is not trustworthy, look one ply more
         n = gen_quiet(&st.r, b, moves)
@@ -336,17 +337,17 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
     i = idx - 4
     while i >= irrev:
         if st.keys[i] == b.hash:
-            return 0
+            return st.draw[b.side]
         i -= 2
     if counters_draw(&st.r, c):
-        return 0
+        return st.draw[b.side]
     if ply >= MAX_PLY - 2:
         return cached_eval(st, b)
     if st.tb_max:
         pieces = popcount(b.pieces[0] | b.pieces[1])
         if (pieces <= st.tb_max and not has_capture(&st.r, b, b.side)
                 and tb_score(st.tb, &st.r, b, c, ply, &score, pieces <= st.tb_plain_max)):
-            return score
+            return score if score else st.draw[b.side]
 
     # mate distance pruning
     if alpha < -(MATE_SCORE - ply):
@@ -619,6 +620,7 @@ cdef class Searcher:
     cdef readonly TransTable tt
     cdef readonly CoreTables tables
     cdef public int lmr, qs_threat, single_ext, probcut, eval_cache   # search switches (tests, tuning)
+    cdef public int contempt   # centi-men a draw costs the side to move at the root (the other side gains them)
 
     def __cinit__(self):
         self.st.moves = NULL
@@ -648,6 +650,7 @@ cdef class Searcher:
         self.single_ext = 1
         self.probcut = 1
         self.eval_cache = 1
+        self.contempt = 0
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
         self.clear_heuristics()
 
@@ -745,6 +748,8 @@ cdef class Searcher:
         st.opt_single_ext = self.single_ext
         st.opt_probcut = self.probcut
         st.opt_eval_cache = self.eval_cache
+        st.draw[root.b.side] = -self.contempt
+        st.draw[1 - root.b.side] = self.contempt
         st.first_done = 0
         st.root_best = 0
         if len(exclude) > MAX_EXCLUDE:

@@ -27,6 +27,7 @@ TT_LOG2_DEFAULT, TT_LOG2_MIN, TT_LOG2_MAX = 22, 12, 28   # 28: 4 GiB
 MAX_THREADS = max(1, os.cpu_count() or 1)
 NOTATIONS = ("variant", "layout")
 MAX_MULTIPV = 64          # the core can leave out at most this many root moves
+CONTEMPT_DEFAULT, CONTEMPT_MAX = 0, 100   # centi-men; docs/search.md "Contempt"
 
 
 def parse_bool(value: str) -> bool:
@@ -64,6 +65,7 @@ class Settings:
     multipv: int = 1
     skill: int = skill.MAX_SKILL
     eval: str = EVAL_KINDS[0]          # learned (shipped weights) or hand (eval.json)
+    contempt: int = CONTEMPT_DEFAULT   # what a draw costs the engine's side, in centi-men
     tables: EngineTables = field(default_factory=EngineTables)   # bb-size, tables-path
     book: EngineBook = field(default_factory=EngineBook)   # book, book-ply, book-margin, book-path
 
@@ -78,6 +80,7 @@ class Settings:
             ParamSpec("multipv", "int", self.multipv, min=1, max=MAX_MULTIPV),
             ParamSpec("skill", "int", self.skill, min=1, max=skill.MAX_SKILL),
             ParamSpec("eval", "enum", self.eval, values=list(EVAL_KINDS)),
+            ParamSpec("contempt", "int", self.contempt, min=-CONTEMPT_MAX, max=CONTEMPT_MAX),
             *self.tables.params(self.variant),
             *self.book.params(),
         ]
@@ -105,6 +108,8 @@ class Settings:
             if value.strip().lower() not in EVAL_KINDS:
                 raise ValueError(f"bad value {value!r} for eval ({' or '.join(EVAL_KINDS)})")
             self.eval = value.strip().lower()
+        elif name == "contempt":
+            self.contempt = parse_int(name, value, -CONTEMPT_MAX, CONTEMPT_MAX)
         elif self.tables.set_param(name, value):
             pass
         elif self.book.set_param(name, value, parse_bool, parse_int):

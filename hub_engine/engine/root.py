@@ -123,6 +123,9 @@ def plan(settings: Settings, game: Game, limits: Limits, mode: str, searchers: l
         node_limit = min(node_limit, cap) if node_limit else cap
     if settings.tables.prepare_root(searchers, game):
         max_depth = 1      # every move's exact distance is one probe away
+    for s in searchers:
+        # a draw costs the side to move `contempt` when it plays; analysis has no side
+        s.contempt = 0 if mode == "analyze" else settings.contempt
     return Plan(lines, max_depth, node_limit, weak)
 
 
