@@ -5,7 +5,7 @@ import time
 import pytest
 
 from hub_engine.engine import Engine
-from hub_engine.rules.position import Position
+from hub_engine.rules.position import Position, Setup
 from protocol import Limits
 
 
@@ -39,6 +39,40 @@ def test_params_and_bad_values_keep_old_value():
     e.set_param("initial-time", "300")          # unknown names are accepted
     e.set_param("variant", "italian")
     assert e.variant.name == "italian"
+
+
+def test_contempt_parameter_reaches_the_search_and_analysis_ignores_it():
+    e = make_engine()
+    assert [p for p in e.params() if p.name == "contempt"][0].value == 0
+    for bad in ("101", "-101", "ten"):
+        with pytest.raises(ValueError, match="contempt"):
+            e.set_param("contempt", bad)
+    e.set_param("contempt", "40")
+    assert e.settings.contempt == 40
+    search(e, depth=2)
+    assert e.searchers.main.contempt == 40
+    search(e, mode="analyze", depth=2)
+    assert e.searchers.main.contempt == 0, "analysis takes no side: draws are 0"
+    # a repetition the engine can claim at once (english, its king against two kings; the
+    # position of tests/search's repetition test), tables off: think scores it -contempt
+    e.set_param("variant", "english")
+    e.set_param("book", "false")
+    e.set_param("bb-size", "0")
+    e.init()
+    start = Position.from_setup("english", Setup(1, (), (0,), (), (21, 30)))
+    pos, moves = start, []
+    for frm, to in ((30, 26), (0, 4), (26, 30)):
+        move = next(m for m in pos.legal_moves() if (m.frm, m.to) == (frm, to))
+        moves.append(move.hub("variant"))
+        pos = pos.play(move)
+    e.set_position(start.hub(), moves)
+    scores = {}
+    for mode, contempt in (("think", "40"), ("analyze", "40"), ("think", "0")):
+        e.set_param("contempt", contempt)
+        result, infos = search(e, mode=mode, depth=6)
+        scores[mode, contempt] = infos[-1].score
+    assert scores["think", "0"] == scores["analyze", "40"] == 0.0
+    assert scores["think", "40"] == -0.4
 
 
 def test_move_time_is_respected():

@@ -125,6 +125,29 @@ def test_repetition_with_the_game_history_is_a_draw():
     assert pv[0][:2] == (4, 0)
 
 
+def test_contempt_scores_a_repetition_against_the_side_to_move_at_the_root():
+    # the position of the test above: the root's side (side 0) repeats to save a bad game
+    b0 = board_of("english")
+    q0 = b0.__class__(b0.rules, 1, (), (0,), (), (21, 30))
+    q1 = q0.play(30, 26)
+    q2 = q1.play(0, 4)
+    root = q2.play(26, 30)
+    history = [q0.zobrist, q1.zobrist, q2.zobrist]
+    assert deepen("english", root, 6)[0] < -100, "lost without the repetition"
+    for contempt in (30, -30, 100):
+        score, pv, *_ = deepen("english", root, 6, history=history, contempt=contempt)
+        assert score == -contempt and pv[0][:2] == (4, 0), "the draw is still the best"
+    # the other side's view: a draw is worth +contempt to it; two kings win, so no draw
+    assert deepen("english", q2, 6, history=[q0.zobrist, q1.zobrist], contempt=30)[0] > 50
+
+
+def test_contempt_scores_a_rule_counter_draw():
+    b0 = board_of("english")
+    b = b0.__class__(b0.rules, 0, (), (7, 8), (), (26,))
+    assert deepen("english", b, 6, counters=(79, 0, 0, 0), contempt=25)[0] == -25
+    assert deepen("english", b, 6, counters=(79, 0, 0, 0), contempt=-25)[0] == 25
+
+
 def test_draw_counter_at_its_limit_scores_zero():
     b0 = board_of("english")
     b = b0.__class__(b0.rules, 0, (), (7, 8), (), (26,))
