@@ -103,25 +103,33 @@ def test_compiled_equals_numpy_with_shipped_weights(variant):
     assert np.array_equal(compiled_v1, _numpy_scores(variant, list(values_v1), positions))
 
 
-def test_first_generation_stays_selectable():
-    """Russian ships a second generation; `learned-v1` still plays the first (data/v1/), and
-    for the rule-sets without a newer generation it is the shipped file."""
+# games of the first generation and of the second, for the rule-sets that ship a second
+SECOND_GENERATION = {"russian": (5600, 20000), "brazilian": (3000, 20000)}
+
+
+@pytest.mark.parametrize("variant", sorted(SECOND_GENERATION))
+def test_first_generation_stays_selectable(variant):
+    """A rule-set that ships a second generation keeps the first for `learned-v1` (data/v1/)."""
     from hub_engine.core import Searcher, TransTable
     from hub_engine.learn.weights import DATA_DIR
 
-    assert v1_path("russian") == DATA_DIR / "v1" / "learned-russian.bin"
-    assert v1_path("russian").read_bytes() != shipped_path("russian").read_bytes()
-    assert read_weights(v1_path("russian"))[0]["notes"]["games"] == 5600
-    assert read_weights(shipped_path("russian"))[0]["notes"]["games"] == 20000
-    for variant in ("english", "brazilian", "italian", "portuguese"):
-        assert v1_path(variant) == shipped_path(variant)
-    rules = get_variant("russian").core_rules
-    new = Searcher(rules, TransTable(12), evaluation("russian"))
-    old = Searcher(rules, TransTable(12), evaluation("russian", "learned-v1"))
+    first, second = SECOND_GENERATION[variant]
+    assert v1_path(variant) == DATA_DIR / "v1" / f"learned-{variant}.bin"
+    assert v1_path(variant).read_bytes() != shipped_path(variant).read_bytes()
+    assert read_weights(v1_path(variant))[0]["notes"]["games"] == first
+    assert read_weights(shipped_path(variant))[0]["notes"]["games"] == second
+    rules = get_variant(variant).core_rules
+    new = Searcher(rules, TransTable(12), evaluation(variant))
+    old = Searcher(rules, TransTable(12), evaluation(variant, "learned-v1"))
     rng = random.Random("generations")
-    boards = [board_of("russian", *random_position(rng)) for _ in range(200)]
+    boards = [board_of(variant, *random_position(rng)) for _ in range(200)]
     differ = sum(new.evaluate(b) != old.evaluate(b) for b in boards)
     assert differ > 150
+
+
+def test_first_generation_is_the_shipped_file_without_a_second():
+    for variant in sorted(set(VARIANTS) - set(SECOND_GENERATION) - {"spanish"}):
+        assert v1_path(variant) == shipped_path(variant)
 
 
 def _flipped(white: int, black: int, kings: int, side: int) -> tuple[int, int, int, int]:
