@@ -27,13 +27,23 @@ def opening_score(game: Game, depth: int) -> float:
 
 
 def random_openings(variant: str, count: int, plies: int, seed: int, balanced: bool = True,
-                    check_depth: int = 10, max_score: float = 0.5) -> list[list[str]]:
+                    check_depth: int = 10, max_score: float = 0.5,
+                    min_score: float = 0.0) -> list[list[str]]:
     """count distinct openings of `plies` random legal plies from the start (fixed seed).
 
     balanced keeps only lines that end with equal material and no capture to make, and (with
     check_depth > 0) that our search at that depth scores within +/- max_score men: random plies
     often walk into a shot (e.g. 12-16 24-20 11-14 20-15, where 14-19 wins a man by force).
+    min_score > 0 keeps only lines scored at least that far from level, for either side: an
+    engine that draws every balanced game against itself still wins or loses some of these, so a
+    match between two of its versions can tell them apart (the idea of fishtest's unbalanced
+    opening books); each line is played with both colours, so the edge cancels.
     """
+    if min_score > max_score:
+        raise ValueError(f"--opening-min-score {min_score} is above --opening-max-score {max_score}")
+    if min_score > 0 and (not balanced or check_depth <= 0):
+        raise ValueError("--opening-min-score needs the search screen (no --unbalanced, "
+                         "--opening-depth above 0)")
     rng = random.Random(seed)
     found: list[list[str]] = []
     seen: set[tuple[str, ...]] = set()
@@ -53,7 +63,8 @@ def random_openings(variant: str, count: int, plies: int, seed: int, balanced: b
             continue
         if balanced and not is_balanced(game):
             continue
-        if balanced and check_depth > 0 and abs(opening_score(game, check_depth)) > max_score:
+        if balanced and check_depth > 0 and not (
+                min_score <= abs(opening_score(game, check_depth)) <= max_score):
             continue
         seen.add(tuple(line))
         found.append(line)
@@ -91,7 +102,7 @@ def choose_openings(variant: str, count: int, args: argparse.Namespace) -> list[
         return [lines[i % len(lines)] for i in range(count)]
     return random_openings(variant, count, args.opening_plies, args.seed,
                            balanced=not args.unbalanced, check_depth=args.opening_depth,
-                           max_score=args.opening_max_score)
+                           max_score=args.opening_max_score, min_score=args.opening_min_score)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -108,4 +119,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opening-max-score", type=float, default=0.5,
                    help="keep random openings our search scores within +/- this many men "
                         "(default 0.5)")
+    p.add_argument("--opening-min-score", type=float, default=0.0,
+                   help="keep only random openings our search scores at least this many men "
+                        "from level, for either side (default 0: balanced games; e.g. 0.2 with "
+                        "--opening-max-score 0.6 for decisive games between close versions)")
     p.add_argument("--openings", help="file of openings, one a line (Hub moves from the start)")

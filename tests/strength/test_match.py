@@ -102,6 +102,29 @@ def test_random_openings_are_legal_distinct_and_seeded():
     assert match.is_balanced(shot) and match.opening_score(shot, 10) > 0.5
 
 
+def test_openings_with_a_minimum_score_lean_to_one_side():
+    lines = match.random_openings("russian", 6, 6, seed=3, min_score=0.2, max_score=0.6)
+    assert len({tuple(o) for o in lines}) == 6
+    for line in lines:
+        g = Game("russian", moves=line)
+        assert match.is_balanced(g)
+        assert 0.2 <= abs(match.opening_score(g, 10)) <= 0.6
+    # the same seed without the minimum keeps level lines the minimum skips
+    level = match.random_openings("russian", 6, 6, seed=3, max_score=0.6)
+    assert any(abs(match.opening_score(Game("russian", moves=o), 10)) < 0.2 for o in level)
+    with pytest.raises(ValueError, match="above --opening-max-score"):
+        match.random_openings("russian", 2, 6, seed=3, min_score=0.7, max_score=0.6)
+    with pytest.raises(ValueError, match="needs the search screen"):
+        match.random_openings("russian", 2, 6, seed=3, min_score=0.2, check_depth=0)
+
+
+def test_min_score_above_max_is_a_clear_cli_error():
+    r = subprocess.run([sys.executable, "-m", "hub_engine.matches.match", "--variant", "russian",
+                        "--opening-min-score", "0.9", "--opening-max-score", "0.5"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "above --opening-max-score" in r.stderr
+
+
 def test_read_openings(tmp_path):
     f = tmp_path / "open.txt"
     f.write_text("# comment\n9-13 22-18\n\n11-15\n")
