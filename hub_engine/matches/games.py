@@ -122,12 +122,14 @@ class MoveStats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def line(self) -> str:
-        """moves, mean time a move, searched moves and nodes per second (over the engine's own
-        search time, as engines report it; engines count nodes differently)."""
+        """moves, mean time a move, searched moves, nodes per second (over the engine's own
+        search time, as engines report it; engines count nodes differently) and the mean search
+        time of a searched move (book moves and forced answers apart: is the clock spent?)."""
         mean = self.seconds / self.moves if self.moves else 0.0
         nps = f"{self.nodes / self.search_seconds / 1e6:.2f}M" if self.search_seconds > 0 else "-"
+        search = f"{self.search_seconds / self.searched:.3f}s" if self.searched else "-"
         return (f"moves={self.moves} mean-move={mean:.3f}s searched={self.searched} "
-                f"nodes/s={nps}")
+                f"nodes/s={nps} mean-search={search}")
 
 
 @dataclass

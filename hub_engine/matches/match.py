@@ -14,8 +14,9 @@ and is restarted, but the match then ends with exit status 1 and the engine's st
 is not a clean result. An engine that cannot be started stops the match at once.
 
 Before it, one line per engine (engine 1 first): `NAME: moves=N mean-move=Ts searched=K
-nodes/s=XM`, the time per move as the runner measured it and the nodes per second over the
-engine's own reported search time, from the last `info` line of each move that counted nodes.
+nodes/s=XM mean-search=Ts`, the time per move as the runner measured it, the nodes per second
+over the engine's own reported search time and that time's mean over the searched moves, from
+the last `info` line of each move that counted nodes.
 Result line, from the first engine's view: `wins=W draws=D losses=L score=S%  elo=E +/- M (95%)`.
 """
 from __future__ import annotations

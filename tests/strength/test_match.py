@@ -311,14 +311,15 @@ def test_engine_figures_come_from_the_last_info_line_of_each_move():
                        "--games", "2", "--move-time", "0.5", "--max-plies", "12")
     lines = {l.split(":")[0]: l for l in out.splitlines() if ": moves=" in l}
     assert set(lines) == {"counted", "silent"}, out
-    counted = re.search(r"moves=(\d+) mean-move=([\d.]+)s searched=(\d+) nodes/s=([\d.]+)M",
-                        lines["counted"])
+    counted = re.search(r"moves=(\d+) mean-move=([\d.]+)s searched=(\d+) nodes/s=([\d.]+)M "
+                        r"mean-search=([\d.]+)s", lines["counted"])
     assert counted, lines["counted"]
-    n, mean, searched, nps = counted.groups()
+    n, mean, searched, nps, search = counted.groups()
     assert int(n) == int(searched) == 8          # 12 plies less the 4 of the opening, 2 games
     assert float(nps) == pytest.approx(0.1)
+    assert float(search) == pytest.approx(0.010)
     assert float(mean) < 0.5
-    assert lines["silent"].endswith("searched=0 nodes/s=-")
+    assert lines["silent"].endswith("searched=0 nodes/s=- mean-search=-")
 
 
 def test_concurrent_games_are_all_counted():
