@@ -304,7 +304,7 @@ def test_adjudication_by_agreed_scores():
     for name in ("sure", "doomed"):
         assert f"  {name}: moves=6 " in out and f"  {name}:" in out, out
         line = next(l for l in out.splitlines() if l.startswith(f"  {name}: moves="))
-        assert line.endswith("searched=6 nodes/s=0.10M"), line
+        assert line.endswith("searched=6 nodes/s=0.10M mean-search=0.010s"), line
     # both near 0: a draw once each has two such scores and ply 10 is reached
     outcome, out = run("--variant", "brazilian", "--engine", f"a={FAKE} first 0 0.1",
                        "--engine", f"b={FAKE} first 0 -0.05", "--games", "2",
