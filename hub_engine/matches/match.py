@@ -13,6 +13,13 @@ instead of hanging the match. An engine that crashes loses the game
 and is restarted, but the match then ends with exit status 1 and the engine's stderr: its score
 is not a clean result. An engine that cannot be started stops the match at once.
 
+With --state FILE every finished game is appended to FILE (JSON Lines, as `hub-engine
+tournament --state` writes it, keyed by game number). Run the same command again after a kill
+and only the games missing from FILE are played; an --sprt goes on from FILE's results (and
+plays nothing when they already decide it). A FILE of other settings (engines, parameters,
+openings, time, adjudication, --games) is refused; --concurrency and the SPRT's bounds may
+change between runs.
+
 Before it, one line per engine (engine 1 first): `NAME: moves=N mean-move=Ts searched=K
 nodes/s=XM mean-search=Ts`, the time per move as the runner measured it, the nodes per second
 over the engine's own reported search time and that time's mean over the searched moves, from
@@ -27,7 +34,7 @@ import shlex
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from hub_engine.matches import openings as opening_options
 from hub_engine.matches.engines import MatchEngine, parse_params
@@ -37,6 +44,7 @@ from hub_engine.matches.games import (GameRecord, MoveStats, TimeControl,
 from hub_engine.matches.openings import (choose_openings, is_balanced, opening_score,
                                          random_openings, read_openings)
 from hub_engine.matches.sprt import SPRT
+from hub_engine.matches.statefile import StateFile, StateFileError
 from hub_engine.program import self_command
 from hub_engine.rules.variants import VARIANTS, get_variant
 
@@ -131,7 +139,6 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
             args.time is not None and args.move_time2 is not None):
         raise SystemExit("match: error: give both engines a move time or both a clock")
     params = (parse_params(args.param1, "match"), parse_params(args.param2, "match"))
-    stderr = open(args.engine_stderr, "a") if args.engine_stderr else None
     names = (args.name1 or "engine1", args.name2 or "engine2")
     default = shlex.join(self_command())
     commands = (args.engine1 or default, args.engine2 or default)
@@ -143,6 +150,29 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     failures: list[str] = []
     sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
     decided = threading.Event()
+    state = open_state(args.state, {
+        "variant": variant, "games": n_games, "openings": openings,
+        "engines": [{"name": n, "command": c, "params": [list(p) for p in ps]}
+                    for n, c, ps in zip(names, commands, params)],
+        "time": [asdict(tc1), asdict(tc2)], "max_plies": args.max_plies,
+        "adjudication": asdict(adjudication)})
+    for key, rec in state.records.items():
+        if not (key.isdigit() and 1 <= int(key) <= n_games):
+            continue                     # not a game of this match: played again
+        i = int(key) - 1
+        results[i] = rec.score_engine1()
+        records.append(rec)
+        if rec.failure:
+            failures.append(f"game {i + 1}: {rec.failure}")
+    if state.records:
+        print(f"resuming from {args.state}: {len(results)} games already played, "
+              f"{n_games - len(results)} to play", file=out, flush=True)
+        if sprt is not None:
+            sprt.results = complete_pairs(results)
+            print(f"  {sprt.line()}", file=out, flush=True)
+            if sprt.status():
+                decided.set()
+    stderr = open(args.engine_stderr, "a") if args.engine_stderr else None
 
     def engines_of_thread() -> tuple[MatchEngine, MatchEngine]:
         if not hasattr(local, "pair"):
@@ -168,6 +198,10 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         if rec.failure and rec.reason.endswith("could not start"):
             raise MatchError(rec.failure)
         with lock:
+            try:
+                state.add(str(i + 1), rec)
+            except StateFileError as exc:
+                raise MatchError(str(exc)) from None
             if rec.failure:
                 failures.append(f"game {i + 1}: {rec.failure}")
             results[i] = s
@@ -190,7 +224,7 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
-            futures = [pool.submit(one, i) for i in range(n_games)]
+            futures = [pool.submit(one, i) for i in range(n_games) if i not in results]
             try:
                 for fut in futures:
                     fut.result()
@@ -204,6 +238,7 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
                 e.quit()
         if stderr:
             stderr.close()
+        state.close()
     final = [results[k] for k in sorted(results)]
     for name, stats in engine_stats(records, names):
         print(f"{name}: {stats.line()}", file=out, flush=True)
@@ -213,6 +248,15 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         sprt.results = complete_pairs(results)
         print(sprt.line(), file=out, flush=True)
     return MatchOutcome(final, failures)
+
+
+def open_state(path: str | None, settings: dict) -> StateFile:
+    """The --state file of a match (in memory only without a path); MatchError when it holds
+    another match or cannot be used. Keys are the game numbers."""
+    try:
+        return StateFile(path, "match", settings)
+    except StateFileError as exc:
+        raise MatchError(str(exc)) from None
 
 
 def engine_stats(records: list[GameRecord], names: tuple[str, str]) -> list[tuple[str, MoveStats]]:
@@ -270,6 +314,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="append the games as PDN to this file")
     p.add_argument("--engine-stderr", help="append the engines' stderr to this file "
                                            "(default: discarded)")
+    p.add_argument("--state", metavar="FILE",
+                   help="append each finished game to FILE (JSON Lines) and, when FILE exists, "
+                        "resume from it: its games are not played again, and an SPRT goes on "
+                        "from its results (default: no state)")
     p.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"),
                    help="stop when a sequential probability ratio test decides between H0: "
                         "engine 1 is ELO0 better and H1: ELO1 better (game pairs, logistic Elo); "

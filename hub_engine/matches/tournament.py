@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -34,10 +33,10 @@ from hub_engine.matches.games import (Adjudication, GameRecord, TimeControl,
                                       game_of_task, pdn_text, play_task, stats_by_name)
 from hub_engine.matches.openings import choose_openings
 from hub_engine.matches.standings import Standings, as_json, cross_table, rating_table, standings
+from hub_engine.matches.statefile import StateFile, StateFileError
 from hub_engine.rules.variants import VARIANTS, get_variant
 
 FORMATS = ("round-robin", "gauntlet")
-STATE_VERSION = 1
 CANNOT_START = "could not start"
 
 
@@ -110,81 +109,6 @@ def settings_of(args: argparse.Namespace, engines: dict[str, dict], openings: li
             "games": len(openings) * 2, "engines": engines, "openings": openings,
             "time": asdict(tc), "max_plies": args.max_plies,
             "adjudication": asdict(adjudication)}
-
-
-# --- the state file ---------------------------------------------------------------------------
-
-class State:
-    """The finished games, kept in memory and (with a path) appended to a JSON Lines file whose
-    first line holds the settings. Opening an existing file reads its games back, after checking
-    that the settings are the same, and cuts off an unfinished last line (a kill mid-write)."""
-
-    def __init__(self, path: str | None, settings: dict):
-        self.path = path
-        self.settings = json.loads(json.dumps(settings))      # as JSON gives it back
-        self.records: dict[str, GameRecord] = {}
-        self.file: IO[str] | None = None
-        if path is None:
-            return
-        try:
-            if os.path.exists(path) and os.path.getsize(path) > 0:
-                self._load(path)
-                self.file = open(path, "a", encoding="utf-8")
-            else:
-                self.file = open(path, "w", encoding="utf-8")
-                self._write({"type": "tournament", "version": STATE_VERSION,
-                             "settings": self.settings})
-        except OSError as exc:
-            raise TournamentError(f"cannot use the state file {path}: {exc}") from None
-
-    def _load(self, path: str) -> None:
-        with open(path, "rb") as f:
-            data = f.read()
-        complete = data[:data.rfind(b"\n") + 1]
-        if len(complete) < len(data):
-            with open(path, "r+b") as f:
-                f.truncate(len(complete))
-        lines = complete.decode("utf-8").splitlines()
-        try:
-            head = json.loads(lines[0]) if lines else {}
-        except json.JSONDecodeError:
-            head = {}
-        if head.get("type") != "tournament" or head.get("version") != STATE_VERSION:
-            raise TournamentError(f"{path} is not a tournament state file (version "
-                                  f"{STATE_VERSION}); give another --state file")
-        if head.get("settings") != self.settings:
-            old = head.get("settings") or {}
-            diff = sorted(k for k in set(old) | set(self.settings)
-                          if old.get(k) != self.settings.get(k))
-            raise TournamentError(f"{path} holds a tournament with other settings ("
-                                  f"{', '.join(diff)} differ); run it with its own options, or "
-                                  "give another --state file")
-        for line in lines[1:]:
-            try:
-                entry = json.loads(line)
-                rec = GameRecord.from_dict(entry["game"])
-                key = entry["key"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue                 # a damaged line: that game is played again
-            self.records.setdefault(key, rec)
-
-    def _write(self, entry: dict) -> None:
-        self.file.write(json.dumps(entry) + "\n")
-        self.file.flush()
-        os.fsync(self.file.fileno())
-
-    def add(self, key: str, rec: GameRecord) -> None:
-        self.records[key] = rec
-        if self.file is not None:
-            try:
-                self._write({"type": "game", "key": key, "game": rec.to_dict()})
-            except OSError as exc:
-                raise TournamentError(f"cannot write the state file {self.path}: {exc}") from None
-
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
-            self.file = None
 
 
 # --- running the games ------------------------------------------------------------------------
@@ -326,7 +250,10 @@ def run_tournament(args: argparse.Namespace, out: IO[str] = sys.stdout) -> Tourn
     again), print a line per game and, at the end, the rating list and the cross table."""
     settings, tasks = prepare(args)
     names = list(settings["engines"])
-    state = State(args.state, settings)
+    try:
+        state = StateFile(args.state, "tournament", settings)
+    except StateFileError as exc:
+        raise TournamentError(str(exc)) from None
     stderr = None
     unplayed: list[str] = []
     interrupted = False
@@ -356,7 +283,10 @@ def run_tournament(args: argparse.Namespace, out: IO[str] = sys.stdout) -> Tourn
                     raise TournamentError(rec.failure)
                 if not rec.reason.endswith(CANNOT_START):
                     proven |= {rec.white, rec.black}
-                state.add(task_key(task), rec)
+                try:
+                    state.add(task_key(task), rec)
+                except StateFileError as exc:
+                    raise TournamentError(str(exc)) from None
                 print(_game_line(rec, total), file=out, flush=True)
                 if rec.problem:
                     print(f"  PROBLEM game {rec.number} ({rec.white} - {rec.black}): "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import math
 import os
 import random
@@ -329,3 +330,76 @@ def test_concurrent_games_are_all_counted():
     assert len(results) == 4 and "PROBLEM" not in out, out
     assert sorted(int(n) for n in re.findall(r"^game +(\d+)/4", out, re.M)) == [1, 2, 3, 4]
     assert "(russian, 4 games)" in out.splitlines()[-1]
+
+
+# --- the state file: a killed match resumes --------------------------------------------------
+
+def state_games(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines()[1:]]
+
+
+GAME_LINE = re.compile(r"^game +(\d+)/\d+ ", re.M)
+
+
+def test_a_match_with_a_state_file_resumes_without_replaying(tmp_path):
+    state = tmp_path / "m.jsonl"
+    argv = ["--variant", "russian", "--engine1", f"{FAKE} first", "--engine2", f"{FAKE} first",
+            "--games", "6", "--move-time", "0.05", "--max-plies", "20", "--state", str(state)]
+    results, out = run(*argv)
+    games = state_games(state)
+    assert json.loads(state.read_text().splitlines()[0])["type"] == "match"
+    assert sorted(int(g["key"]) for g in games) == list(range(1, 7))
+    # as if killed after four games, the last of them half written
+    lines = state.read_text().splitlines(keepends=True)
+    kept = [g for g in games if int(g["key"]) not in (2, 5)]
+    state.write_text(lines[0] + "".join(json.dumps(g) + "\n" for g in kept)
+                     + '{"type": "game", "key": "5", "ga')
+    again, out = run(*argv)
+    assert f"resuming from {state}: 4 games already played, 2 to play" in out
+    assert sorted(int(n) for n in GAME_LINE.findall(out)) == [2, 5]
+    assert again == results                       # the same games (the engines are fixed)
+    assert sorted(int(g["key"]) for g in state_games(state)) == list(range(1, 7))
+    # a third run plays nothing and reports the whole match
+    again, out = run(*argv)
+    assert not GAME_LINE.search(out) and again == results
+    assert "(russian, 6 games)" in out.splitlines()[-1]
+
+
+def test_an_sprt_goes_on_from_the_state_file(tmp_path):
+    state = tmp_path / "sprt.jsonl"
+    argv = ["--variant", "brazilian", "--engine1", f"{FAKE} first", "--engine2",
+            f"{FAKE} illegal", "--games", "60", "--move-time", "0.05", "--sprt", "0", "100",
+            "--state", str(state)]
+    results, out = run(*argv)
+    assert "H1 accepted" in out.splitlines()[-1]
+    played = len(results)
+    assert 4 <= played < 60 and len(state_games(state)) == played
+    # cut the file to its first two game pairs: the rerun plays on until the same decision
+    lines = state.read_text().splitlines(keepends=True)
+    state.write_text("".join(lines[:5]))
+    again, out = run(*argv)
+    assert "resuming from" in out and "4 games already played" in out
+    assert len(again) == played and "H1 accepted" in out.splitlines()[-1]
+    assert len(GAME_LINE.findall(out)) == played - 4
+    # decided already: nothing is played
+    again, out = run(*argv)
+    assert not GAME_LINE.search(out) and "H1 accepted" in out.splitlines()[-1]
+
+
+def test_a_state_file_of_another_match_is_refused(tmp_path, capsys):
+    state = tmp_path / "s.jsonl"
+    argv = ["--variant", "russian", "--engine1", f"{FAKE} first", "--engine2", f"{FAKE} first",
+            "--games", "2", "--move-time", "0.05", "--max-plies", "10", "--state", str(state)]
+    run(*argv)
+    with pytest.raises(match.MatchError, match=r"other settings \(engines differ\)"):
+        run(*argv, "--param1", "skill=3")
+    with pytest.raises(match.MatchError, match=r"other settings \(games, openings differ\)"):
+        run(*argv, "--games", "4")
+    with pytest.raises(match.MatchError, match=r"other settings \(time differ\)"):
+        run(*argv, "--move-time", "0.1")
+    run(*argv, "--concurrency", "2")              # how many at once does not matter
+    tournament_file = tmp_path / "t.jsonl"
+    tournament_file.write_text('{"type": "tournament", "version": 1, "settings": {}}\n')
+    code = match.run(parse(*argv[:-1], str(tournament_file)))
+    assert code == 1
+    assert "is not a match state file" in capsys.readouterr().err
