@@ -106,7 +106,8 @@ def test_compiled_equals_numpy_with_shipped_weights(variant):
 # games of the first generation and of the second, by weight file, for the files that have a
 # second (a variant that borrows another's weights, spanish, follows that file)
 SECOND_GENERATION = {"russian": (5600, 20000), "brazilian": (3000, 20000),
-                     "portuguese": (3000, 20000), "italian": (3000, 20000)}
+                     "portuguese": (3000, 20000), "italian": (3000, 20000),
+                     "english": (4000, 20000)}
 WITH_SECOND = sorted(v for v in VARIANTS if weight_variant(v) in SECOND_GENERATION)
 
 
