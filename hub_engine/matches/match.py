@@ -156,22 +156,29 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
                     for n, c, ps in zip(names, commands, params)],
         "time": [asdict(tc1), asdict(tc2)], "max_plies": args.max_plies,
         "adjudication": asdict(adjudication)})
-    for key, rec in state.records.items():
-        if not (key.isdigit() and 1 <= int(key) <= n_games):
-            continue                     # not a game of this match: played again
-        i = int(key) - 1
-        results[i] = rec.score_engine1()
-        records.append(rec)
+
+    def keep(i: int, rec: GameRecord) -> None:
+        """Count a finished game, played now or read back from the state file."""
         if rec.failure:
             failures.append(f"game {i + 1}: {rec.failure}")
+        results[i] = rec.score_engine1()
+        records.append(rec)
+
+    def test_pairs() -> None:
+        """Run the SPRT on the finished pairs; stop the match when it decides."""
+        sprt.results = complete_pairs(results)
+        print(f"  {sprt.line()}", file=out, flush=True)
+        if sprt.status():
+            decided.set()
+
+    for key, rec in state.records.items():
+        if key.isdigit() and 1 <= int(key) <= n_games:     # else not a game of this match
+            keep(int(key) - 1, rec)
     if state.records:
         print(f"resuming from {args.state}: {len(results)} games already played, "
               f"{n_games - len(results)} to play", file=out, flush=True)
         if sprt is not None:
-            sprt.results = complete_pairs(results)
-            print(f"  {sprt.line()}", file=out, flush=True)
-            if sprt.status():
-                decided.set()
+            test_pairs()
     stderr = open(args.engine_stderr, "a") if args.engine_stderr else None
 
     def engines_of_thread() -> tuple[MatchEngine, MatchEngine]:
@@ -194,7 +201,6 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         rec = play_game(i + 1, variant, opening, pair, (tc2, tc1) if swap else (tc1, tc2),
                         args.max_plies, adjudication)
         rec.first_engine_side = 1 if swap else 0
-        s = rec.score_engine1()
         if rec.failure and rec.reason.endswith("could not start"):
             raise MatchError(rec.failure)
         with lock:
@@ -202,10 +208,7 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
                 state.add(str(i + 1), rec)
             except StateFileError as exc:
                 raise MatchError(str(exc)) from None
-            if rec.failure:
-                failures.append(f"game {i + 1}: {rec.failure}")
-            results[i] = s
-            records.append(rec)
+            keep(i, rec)
             done = [results[k] for k in sorted(results)]
             t = " ".join(f"{x:.1f}" for x in rec.max_time)
             print(f"game {i + 1:3d}/{n_games} {rec.white} - {rec.black} {rec.result:7s} "
@@ -217,10 +220,7 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
                 with open(args.pdn_output, "a", encoding="utf-8") as f:
                     f.write(pdn_text(rec, variant, f"hub-engine match {names[0]} vs {names[1]}"))
             if sprt is not None and (i ^ 1) in results:
-                sprt.results = complete_pairs(results)
-                print(f"  {sprt.line()}", file=out, flush=True)
-                if sprt.status():
-                    decided.set()
+                test_pairs()
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
