@@ -20,6 +20,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 
 from hub_engine.matches.engines import MatchEngine
+from hub_engine.matches.openings import opening_game, start_of
 from hub_engine.rules.notation import NotationError
 from hub_engine.rules.position import Game, IllegalMoveError
 from hub_engine.rules.variants import get_variant
@@ -196,10 +197,8 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
     control for both, or one per side (engines[0]'s first) for time odds."""
     tcs = tc if isinstance(tc, tuple) else (tc, tc)
     adj = adjudication if adjudication is not None and adjudication.active() else None
-    game = Game(variant)
-    start_pos = game.position.hub()
-    for m in opening:
-        game.play(m)
+    game = opening_game(variant, opening)
+    start_pos = game.start.hub()
     rec = GameRecord(number, list(opening), engines[0].name, engines[1].name)
     rec.moves = [str(m) for m in game.moves]
     clocks = [tcs[0].time or 0.0, tcs[1].time or 0.0]
@@ -290,20 +289,25 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
 
 def pdn_text(rec: GameRecord, variant: str, event: str, tags: dict[str, str] | None = None) -> str:
     """The game as PDN: the opening and every move from the start position, so that readers
-    need no FEN (pydraughts and CheckerBoard read it). `tags` adds to (or overrides) Event, Round, White, Black, Result, GameType and
-    Termination."""
+    need no FEN (pydraughts and CheckerBoard read it); a game from another position (a ballot)
+    has its FEN and SetUp tags. `tags` adds to (or overrides) Event, Round, White, Black,
+    Result, GameType and Termination."""
     from hub_engine.rules.pdn import Style, movetext, pdn_move_text, write_pdn_tags
 
     v = get_variant(variant)
-    game = Game(v)
+    start, _moves = start_of(rec.opening)
+    game = Game(v, start)
     # captures with `x` in every variant (pydraughts misreads russian `d4:b6`), and the full
     # path of a capture whose origin and destination another capture shares
     style = Style(Style.default(v).algebraic, "x")
     pieces = []
+    offset = game.start.side            # 1: a ballot with the second mover to move
     for i, m in enumerate(rec.moves):
         pos = game.position
         move = game.play(m)
-        pieces.append((f"{i // 2 + 1}." if i % 2 == 0 else "", pdn_move_text(move, pos, style)))
+        ply = i + offset
+        label = f"{ply // 2 + 1}." if ply % 2 == 0 else (f"{ply // 2 + 1}..." if i == 0 else "")
+        pieces.append((label, pdn_move_text(move, pos, style)))
     # rec.result and rec.white/black are from the first mover's side (black in english)
     white, black, result = rec.white, rec.black, rec.result
     if v.first_mover != "white":
@@ -313,6 +317,8 @@ def pdn_text(rec: GameRecord, variant: str, event: str, tags: dict[str, str] | N
     head = {"Event": event, "Round": str(rec.number), "White": white, "Black": black,
             "Result": result, "GameType": str(v.gametype),
             "Termination": rec.reason.replace('"', "'").replace("\\", "/")}
+    if start is not None:
+        head.update({"SetUp": "1", "FEN": game.start.fen()})
     head.update(tags or {})
     return write_pdn_tags(head) + "\n" + movetext(pieces) + "\n\n"
 

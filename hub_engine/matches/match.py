@@ -41,15 +41,15 @@ from hub_engine.matches.engines import MatchEngine, parse_params
 from hub_engine.matches.games import (GameRecord, MoveStats, TimeControl,
                                       add_adjudication_arguments, adjudication_of, pdn_text,
                                       play_game)
-from hub_engine.matches.openings import (choose_openings, is_balanced, opening_score,
-                                         random_openings, read_openings)
+from hub_engine.matches.openings import (ballot_openings, choose_openings, is_balanced,
+                                         opening_score, random_openings, read_openings)
 from hub_engine.matches.sprt import SPRT
 from hub_engine.matches.statefile import StateFile, StateFileError
 from hub_engine.program import self_command
 from hub_engine.rules.variants import VARIANTS, get_variant
 
-__all__ = ["GameRecord", "MatchEngine", "TimeControl", "is_balanced", "opening_score",
-           "parse_params", "pdn_text", "play_game", "random_openings", "read_openings",
+__all__ = ["GameRecord", "MatchEngine", "TimeControl", "ballot_openings", "is_balanced",
+           "opening_score", "parse_params", "pdn_text", "play_game", "random_openings", "read_openings",
            "run_match", "self_command"]
 
 HANDSHAKE_TIMEOUT = 20.0    # seconds for `hub` -> `wait` and `init` -> `ready`

@@ -1,14 +1,31 @@
-"""Openings for matches and tournaments: from a file, or random legal lines screened for balance.
+"""Openings for matches and tournaments: from a file, a standard ballot set, or random legal lines
+screened for balance.
 
 Each opening is played twice, once with each colour, so that a lopsided line costs both engines
-alike.
+alike. An opening is a list of strings: Hub moves from the start position, or a Hub position
+string first (the position the game starts from: a ballot, an 11-man ballot that no moves from
+the start reach, a line of a file) and then Hub moves from it. Lists of strings keep the state
+files of matches and tournaments what they were for openings from the start.
 """
 from __future__ import annotations
 
 import argparse
 import random
 
-from hub_engine.rules.position import Game
+from hub_engine.rules.position import Game, Position
+
+
+def start_of(opening: list[str]) -> tuple[str | None, list[str]]:
+    """The position an opening starts from (None: the start position) and its moves."""
+    if opening and opening[0][:1] in ("W", "B"):
+        return opening[0], opening[1:]
+    return None, list(opening)
+
+
+def opening_game(variant: str, opening: list[str]) -> Game:
+    """The game an opening leads to: its position, then its moves played."""
+    start, moves = start_of(opening)
+    return Game(variant, start, moves)
 
 
 def is_balanced(game: Game) -> bool:
@@ -74,27 +91,58 @@ def random_openings(variant: str, count: int, plies: int, seed: int, balanced: b
 
 
 def read_openings(path: str, variant: str) -> list[list[str]]:
-    """One opening a line: Hub moves from the start separated by spaces; # starts a comment."""
+    """One opening a line: Hub moves separated by spaces, from the start, or from a position
+    (a Hub position string or a FEN) given first on the line; # starts a comment."""
     out = []
     with open(path, encoding="utf-8") as f:
         for number, raw in enumerate(f, 1):
             line = raw.split("#", 1)[0].strip()
             if not line:
                 continue
-            moves = line.replace(",", " ").split()
-            game = Game(variant)
+            words = line.split()
+            start = None
             try:
-                for m in moves:
+                if words[0][:1] in ("W", "B"):          # a position (a FEN has commas)
+                    start = Position.parse(variant, words.pop(0))
+                    if not start.legal_moves():
+                        raise ValueError("the position has no legal move")
+                game = Game(variant, start)
+                for m in " ".join(words).replace(",", " ").split():
                     game.play(m)       # an illegal line stops: better than a silent bad set
             except ValueError as exc:
                 raise ValueError(f"{path} line {number}: {exc}") from None
-            out.append([str(m) for m in game.moves])
+            out.append(([start.hub()] if start is not None else [])
+                       + [str(m) for m in game.moves])
     return out
+
+
+def ballot_openings(variant: str, set_name: str, count: int, seed: int,
+                    lost: bool = False) -> list[list[str]]:
+    """count openings from a standard ballot set of the variant (hub_engine/book/ballots.py:
+    english-3move, english-11man, italian-11man, russian, brazilian), in an order shuffled by
+    seed, as a drawn ballot card picks them, each position once; the ballots the set lists as
+    lost for one side are left out unless lost. Each is the ballot's position (moves from it: none). ValueError for a
+    set the variant does not have."""
+    from hub_engine.book.ballots import ballot_sets, read_set
+
+    sets = ballot_sets(variant)
+    if set_name not in sets:
+        have = ", ".join(sets) if sets else "none"
+        raise ValueError(f"{variant} has no ballot set {set_name!r} (its sets: {have})")
+    # dict: a position once (russian and brazilian list a few transpositions twice)
+    chosen = list(dict.fromkeys(b.position for b in read_set(set_name) if lost or not b.lost))
+    random.Random(seed).shuffle(chosen)
+    return [[chosen[i % len(chosen)]] for i in range(count)]
 
 
 def choose_openings(variant: str, count: int, args: argparse.Namespace) -> list[list[str]]:
     """The `count` openings the options of add_arguments ask for: the file's lines in turn
-    (repeated when the file has fewer), or random ones. ValueError on an empty file."""
+    (repeated when the file has fewer), a ballot set's, or random ones. ValueError on an empty
+    file or a ballot set the variant does not have."""
+    if args.openings and args.ballots:
+        raise ValueError("--openings and --ballots exclude each other")
+    if args.ballots:
+        return ballot_openings(variant, args.ballots, count, args.seed, lost=args.lost_ballots)
     if args.openings:
         lines = read_openings(args.openings, variant)
         if not lines:
@@ -107,7 +155,8 @@ def choose_openings(variant: str, count: int, args: argparse.Namespace) -> list[
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The opening options `match` and `tournament` share."""
-    p.add_argument("--seed", type=int, default=1, help="seed of the random openings (default 1)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the random openings, or of the order of --ballots (default 1)")
     p.add_argument("--opening-plies", type=int, default=4,
                    help="random legal plies from the start per opening (default 4)")
     p.add_argument("--unbalanced", action="store_true",
@@ -123,4 +172,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep only random openings our search scores at least this many men "
                         "from level, for either side (default 0: balanced games; e.g. 0.2 with "
                         "--opening-max-score 0.6 for decisive games between close versions)")
-    p.add_argument("--openings", help="file of openings, one a line (Hub moves from the start)")
+    p.add_argument("--openings", help="file of openings, one a line: Hub moves from the start, or "
+                                      "a position (Hub string or FEN) and then Hub moves")
+    p.add_argument("--ballots", metavar="SET",
+                   help="openings from a standard ballot set, each with both colours, in an "
+                        "order shuffled by --seed: english-3move, english-11man (english), "
+                        "italian-11man, russian, brazilian")
+    p.add_argument("--lost-ballots", action="store_true",
+                   help="with --ballots, keep the ballots the set lists as lost for one side "
+                        "(left out by default)")

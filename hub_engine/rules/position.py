@@ -192,6 +192,11 @@ class Game:
         return self._plies[-1].position
 
     @property
+    def start(self) -> Position:
+        """The position the game started from (the start position, a ballot, a set-up)."""
+        return self._plies[0].position
+
+    @property
     def moves(self) -> list[Move]:
         return [p.move for p in self._plies[1:] if p.move is not None]
 

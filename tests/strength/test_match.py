@@ -132,6 +132,91 @@ def test_read_openings(tmp_path):
     assert match.read_openings(str(f), "brazilian") == [["9-13", "22-18"], ["11-15"]]
 
 
+def test_read_openings_from_a_position(tmp_path):
+    ballot = "Wbbbbbbbebbbeeebeeeeewwwwwwwewwww"       # an italian 11-man ballot (a man off each side)
+    f = tmp_path / "open.txt"
+    f.write_text(f"{ballot}\n{ballot} 22-18\nW:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12 21-17\n")
+    got = match.read_openings(str(f), "italian")
+    assert got[:2] == [[ballot], [ballot, "22-18"]]
+    assert len(got) == 3 and got[2][0].startswith("W") and got[2][1:] == ["21-17"]
+    assert Game("italian", got[2][0]).position == Game("italian").position
+    f.write_text(f"21-17\n{ballot} 9-13\n")      # 9-13: a move of the side not to move
+    with pytest.raises(ValueError, match=r"open.txt line 2: "):
+        match.read_openings(str(f), "italian")
+
+
+@pytest.mark.parametrize("variant,ballot_set", [("english", "english-3move"),
+                                                ("english", "english-11man"),
+                                                ("italian", "italian-11man"),
+                                                ("russian", "russian"), ("brazilian", "brazilian")])
+def test_ballot_openings_come_from_the_set_shuffled_by_the_seed(variant, ballot_set):
+    from hub_engine.book.ballots import read_set
+
+    ballots = read_set(ballot_set)
+    standard = {b.position for b in ballots if not b.lost}
+    lost = {b.position for b in ballots if b.lost}
+    n = len(standard)
+    got = match.ballot_openings(variant, ballot_set, n + 3, seed=1)
+    assert all(len(o) == 1 for o in got)
+    assert {o[0] for o in got[:n]} == standard            # every standard ballot once ...
+    assert got[n:] == got[:3]                              # ... then again from the first
+    assert match.ballot_openings(variant, ballot_set, 10, seed=1) == got[:10]
+    assert match.ballot_openings(variant, ballot_set, 10, seed=2) != got[:10]
+    with_lost = {o[0] for o in match.ballot_openings(variant, ballot_set, len(ballots), 1, lost=True)}
+    assert with_lost == standard | lost
+    if ballot_set == "english-3move":
+        assert len(lost) > 0 and n == len(ballots) - len(lost)
+
+
+def test_a_ballot_set_of_another_variant_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"russian has no ballot set 'italian-11man' "
+                                         r"\(its sets: russian\)"):
+        match.ballot_openings("russian", "italian-11man", 2, 1)
+    for argv, message in (
+            (["--variant", "portuguese", "--ballots", "russian"],
+             "match: error: portuguese has no ballot set 'russian' (its sets: none)"),
+            (["--variant", "russian", "--ballots", "russian", "--openings", "x.txt"],
+             "match: error: --openings and --ballots exclude each other")):
+        r = subprocess.run([sys.executable, "-m", "hub_engine", "match", "--games", "2", *argv],
+                           capture_output=True, text=True, timeout=60, cwd=ROOT)
+        assert r.returncode == 1 and r.stderr.strip().endswith(message), r.stderr
+
+
+@pytest.mark.parametrize("variant,ballot_set", [("english", "english-11man"),
+                                                ("italian", "italian-11man"), ("russian", "russian")])
+def test_a_match_from_ballots_starts_each_game_pair_at_its_ballot(tmp_path, variant, ballot_set):
+    pdn = tmp_path / "games.pdn"
+    results, out = run("--variant", variant, "--engine1", f"{FAKE} first", "--engine2",
+                       f"{FAKE} first", "--games", "6", "--move-time", "0.05", "--max-plies", "12",
+                       "--ballots", ballot_set, "--seed", "5", "--pdn-output", str(pdn))
+    assert len(results) == 6 and "PROBLEM" not in out, out
+    expected = match.ballot_openings(variant, ballot_set, 3, seed=5)
+    assert re.findall(r'opening="([^"]*)"', out) == [o[0] for o in expected for _ in (0, 1)]
+    ours = read_pdn_file(pdn, variant)
+    assert len(ours) == 6 and all(g.ok for g in ours)
+    for k, g in enumerate(ours):
+        start = Game(variant, expected[k // 2][0])
+        assert g.tags["SetUp"] == "1" and g.tags["FEN"] == start.position.fen()
+        assert len(g.moves) == 12                  # the fake engines play to --max-plies
+        for m in g.moves:                          # every move legal from the ballot on
+            start.play(str(m.move))
+    pdn_mod = pytest.importorskip("draughts.PDN", reason="pydraughts (the test extra) is missing")
+    from draughts import Board, Move
+
+    theirs = pdn_mod.PDNReader(filename=str(pdn)).games
+    assert len(theirs) == 6
+    for g, mine in zip(theirs, ours):
+        if g.tags["FEN"].startswith("B"):
+            # pydraughts 0.6.7's PDNReader reads the first move of a game whose FEN has black
+            # to move twice (draughts/PDN.py, `clean_moves` of its "B" branch)
+            assert g.moves[0] == g.moves[1]
+            continue
+        board = Board(variant, g.tags["FEN"])
+        for text in g.moves:
+            board.push(Move(board, pdn_move=text))
+        assert len(g.moves) == len(mine.moves)
+
+
 # --- matches ---------------------------------------------------------------------------------
 
 def test_self_play_runs_to_completion_with_legal_moves(tmp_path):
