@@ -165,7 +165,7 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
         return p
 
     from hub_engine.analysis import cli as analyse_cli
-    from hub_engine.matches import match, tournament
+    from hub_engine.matches import bookcheck, match, tournament
     from hub_engine.engine.bench import DEFAULT_DEPTH
     from hub_engine.report import command as report_command
     from hub_engine.rules.variants import VARIANTS
@@ -214,6 +214,7 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     from hub_engine.book import cli as book_cli
 
     book_cli.add_parser(sub)
+    bookcheck.add_parser(sub)
     from hub_engine.gui import command as gui_command
 
     gui_command.add_parser(sub)
