@@ -60,6 +60,21 @@ def read_set(set_name: str, path: Path | None = None) -> list[Ballot]:
     return out
 
 
+def set_positions(ruleset: str, set_name: str, lost: bool = False) -> list[tuple[str, str]]:
+    """(name, Hub position) of a set's ballots, each position once (russian and brazilian list a
+    few transpositions twice), without those listed as lost unless lost. ValueError, naming
+    the rule-set's sets, for a set it does not have."""
+    sets = ballot_sets(ruleset)
+    if set_name not in sets:
+        raise ValueError(f"{ruleset} has no ballot set {set_name!r} (its sets: "
+                         f"{', '.join(sets) if sets else 'none'})")
+    found: dict[str, str] = {}
+    for b in read_set(set_name):
+        if (lost or not b.lost) and b.position not in found:
+            found[b.position] = b.name
+    return [(name, position) for position, name in found.items()]
+
+
 def ballots(ruleset: str) -> list[Ballot]:
     """Every ballot of a rule-set's sets (none for portuguese)."""
     return [b for s in ballot_sets(ruleset) for b in read_set(s)]

@@ -5,6 +5,11 @@ Parameters (Scan's names where Scan has one):
     book-ply     int    use the book up to this ply of the game (default 40; 0 disables it)
     book-margin  int    moves within this many centi-men of the best book move may be chosen
                         (default 4); among them a softmax picks one, the best the most often
+    book-min-height int the move picked is played only when the book's line goes on at least
+                        this many plies after it (default 1); else the engine searches. A move
+                        of height 0 leads out of the book: it was chosen by the fixed-node
+                        searches of its position's children alone, which a search at the
+                        clock's pace beats (hub-engine book-check, docs/book.md)
     book-path    string directory of <rule-set>.book files (default: $HUB_ENGINE_BOOKS or the
                         user data directory, then the books shipped in the package)
 
@@ -38,6 +43,7 @@ from protocol import ParamSpec
 DEFAULT_PLY = 40
 MAX_PLY = 1000
 DEFAULT_MARGIN = 4
+DEFAULT_MIN_HEIGHT = 1
 MAX_MARGIN = 10000
 DEFAULT_PATH = "default"
 
@@ -128,6 +134,7 @@ class EngineBook:
         self.enabled = True
         self.max_ply = DEFAULT_PLY
         self.margin = DEFAULT_MARGIN
+        self.min_height = DEFAULT_MIN_HEIGHT
         self.path = DEFAULT_PATH
         self.rng = random.Random()
         self._cache: dict[tuple, Book | None] = {}
@@ -136,6 +143,7 @@ class EngineBook:
         return [ParamSpec("book", "bool", self.enabled),
                 ParamSpec("book-ply", "int", self.max_ply, min=0, max=MAX_PLY),
                 ParamSpec("book-margin", "int", self.margin, min=0, max=MAX_MARGIN),
+                ParamSpec("book-min-height", "int", self.min_height, min=0, max=MAX_PLY),
                 ParamSpec("book-path", "string", self.path)]
 
     def set_param(self, name: str, value: str, parse_bool, parse_int) -> bool:
@@ -146,6 +154,8 @@ class EngineBook:
             self.max_ply = parse_int(name, value, 0, MAX_PLY)
         elif name == "book-margin":
             self.margin = parse_int(name, value, 0, MAX_MARGIN)
+        elif name == "book-min-height":
+            self.min_height = parse_int(name, value, 0, MAX_PLY)
         elif name == "book-path":
             path = value.strip() or DEFAULT_PATH
             if path != DEFAULT_PATH and not Path(path).expanduser().is_dir():
@@ -189,13 +199,15 @@ class EngineBook:
 
     def decide(self, game, mode: str, multipv: int, skill: int, max_skill: int
                ) -> BookMove | None:
-        """The book's answer to a `go`, or None to search: only `go think` with one line;
-        below full skill the margin widens by 10 centi-men a level (at least book-margin)."""
+        """The book's answer to a `go`, or None to search: only `go think` with one line, and
+        only a move whose book line goes on for book-min-height plies; below full skill the
+        margin widens by 10 centi-men a level (at least book-margin)."""
         if mode != "think" or multipv > 1:
             return None
         moves = self.probe(game)
         if not moves:
             return None
         margin = self.margin if skill >= max_skill else max(self.margin, (max_skill - skill) * 10)
-        return self.pick(moves, margin)
+        picked = self.pick(moves, margin)
+        return picked if picked.height >= self.min_height else None
 

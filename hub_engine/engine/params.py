@@ -4,8 +4,8 @@
 lines and `set()` what a `set-param` does. A bad value raises ValueError (the session answers it
 with `error message="..."`) and leaves the setting as it was; an unknown name is ignored, as the
 protocol asks. The endgame tables' two parameters (bb-size, tables-path) are the tables' own
-(hub_engine/tables/play.py), the opening book's four (book, book-ply, book-margin, book-path)
-the book's (hub_engine/book/play.py).
+(hub_engine/tables/play.py), the opening book's five (book, book-ply, book-margin,
+book-min-height, book-path) the book's (hub_engine/book/play.py).
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class Settings:
     eval: str = EVAL_KINDS[0]          # learned (shipped weights) or hand (eval.json)
     contempt: int = CONTEMPT_DEFAULT   # what a draw costs the engine's side, in centi-men
     tables: EngineTables = field(default_factory=EngineTables)   # bb-size, tables-path
-    book: EngineBook = field(default_factory=EngineBook)   # book, book-ply, book-margin, book-path
+    book: EngineBook = field(default_factory=EngineBook)   # book, book-ply, ... (book/play.py)
 
     def specs(self) -> list[ParamSpec]:
         """The `param` lines, with the current values as defaults."""

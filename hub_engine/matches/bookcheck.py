@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
-from hub_engine.book.ballots import ballot_sets, read_set
+from hub_engine.book.ballots import ballot_sets, set_positions
 from hub_engine.book.play import DEFAULT_MARGIN, Book, choose, load_book
 from hub_engine.matches.engines import MatchEngine, parse_params
 from hub_engine.program import self_command
@@ -59,16 +59,12 @@ class Checked:
 
 
 def roots_of(variant: str, ballot_set: str | None) -> list[tuple[str, str]]:
-    """(name, Hub position) of each root: the set's ballots not listed as lost, or the start."""
+    """(name, Hub position) of each root: the set's ballots not listed as lost (by default the
+    variant's first set), or the start position for a variant without a set."""
     sets = ballot_sets(get_variant(variant).name)
-    if ballot_set is None:
-        ballot_set = sets[0] if sets else None
-    if ballot_set is None:
+    if ballot_set is None and not sets:
         return [("start", Game(variant).position.hub())]
-    if ballot_set not in sets:
-        raise ValueError(f"{variant} has no ballot set {ballot_set!r} (its sets: "
-                         f"{', '.join(sets) if sets else 'none'})")
-    return [(b.name, b.position) for b in read_set(ballot_set) if not b.lost]
+    return set_positions(get_variant(variant).name, ballot_set or sets[0])
 
 
 def sample_positions(variant: str, book: Book, roots: list[tuple[str, str]], count: int,

@@ -119,18 +119,13 @@ def read_openings(path: str, variant: str) -> list[list[str]]:
 def ballot_openings(variant: str, set_name: str, count: int, seed: int,
                     lost: bool = False) -> list[list[str]]:
     """count openings from a standard ballot set of the variant (hub_engine/book/ballots.py:
-    english-3move, english-11man, italian-11man, russian, brazilian), in an order shuffled by
-    seed, as a drawn ballot card picks them, each position once; the ballots the set lists as
-    lost for one side are left out unless lost. Each is the ballot's position (moves from it: none). ValueError for a
-    set the variant does not have."""
-    from hub_engine.book.ballots import ballot_sets, read_set
+    english-3move, english-11man, italian-11man, russian, brazilian), each position once, in an
+    order shuffled by seed as a drawn ballot card picks them, repeated when count is larger;
+    the ballots the set lists as lost for one side are left out unless lost. Each opening is
+    the ballot's position alone. ValueError for a set the variant does not have."""
+    from hub_engine.book.ballots import set_positions
 
-    sets = ballot_sets(variant)
-    if set_name not in sets:
-        have = ", ".join(sets) if sets else "none"
-        raise ValueError(f"{variant} has no ballot set {set_name!r} (its sets: {have})")
-    # dict: a position once (russian and brazilian list a few transpositions twice)
-    chosen = list(dict.fromkeys(b.position for b in read_set(set_name) if lost or not b.lost))
+    chosen = [position for _name, position in set_positions(variant, set_name, lost)]
     random.Random(seed).shuffle(chosen)
     return [[chosen[i % len(chosen)]] for i in range(count)]
 

@@ -77,12 +77,38 @@ def test_book_false_and_go_analyze_search(books):
 def test_book_margin_varies_the_games(books):
     moves = book_moves(books)
     best = moves[0].value
-    e = engine(books, **{"book-margin": "10000"})
+    # every move may be picked, the ones leading out of the book (height 0) too
+    e = engine(books, **{"book-margin": "10000", "book-min-height": "0"})
     played = {e.think(level="time=60")[0]["move"] for _ in range(40)}
     assert len(played) >= 3 and played <= {m.move.hub() for m in moves}
     e.send("set-param name=book-margin value=0")
     played = {e.think(level="time=60")[0]["move"] for _ in range(10)}
     assert played <= {m.move.hub() for m in moves if m.value == best}
+    assert e.quit() == 0
+
+
+def frontier_line(books) -> tuple[list[str], object]:
+    """The book's best line from the start up to a position with a choice whose best move
+    leads out of the book (height 0), and that move."""
+    line = []
+    while True:
+        moves = book_moves(books, line)
+        if moves[0].height == 0 and len(moves) > 1:
+            return line, moves[0]
+        line.append(moves[0].move.hub())
+
+
+def test_a_move_leading_out_of_the_book_is_searched_unless_book_min_height_is_0(books):
+    line, best = frontier_line(books)
+    e = engine(books, **{"book-margin": "0"})                  # book-min-height 1: the default
+    done, lines = e.think(level="depth=3", moves=line)
+    depths = [int(f["depth"]) for f in info_fields(lines)]
+    assert depths and depths[-1] == 3 and 0 not in depths     # searched
+    e.send("set-param name=book-min-height value=0")
+    done, lines = e.think(level="depth=3", moves=line)
+    assert [f["depth"] for f in info_fields(lines)] == ["0"] and done["move"] == best.move.hub()
+    e.send("set-param name=book-min-height value=-1")
+    assert "book-min-height" in e.until("error", 5)[-1].text
     assert e.quit() == 0
 
 
@@ -123,7 +149,7 @@ def test_pydraughts_plays_a_game_with_the_book_on(tmp_path):
           analyser=fake_analyser, progress=False)
     book, _errors = load_book(get_variant("russian"), str(tmp_path))
     engine = open_pydraughts("russian", {"book": "true", "book-path": str(tmp_path),
-                                         "book-margin": "0"})
+                                         "book-margin": "0", "book-min-height": "0"})
     try:
         board = Board(variant="russian")
         first = engine.play(board, Limit(time=5), ponder=False)

@@ -64,11 +64,13 @@ def test_probe_follows_the_game_and_book_ply(books):
 def test_bad_parameter_values_are_refused(books):
     eb = EngineBook()
     for name, value in (("book", "maybe"), ("book-ply", "-1"), ("book-margin", "x"),
+                        ("book-min-height", "-1"), ("book-min-height", "1001"),
                         ("book-path", str(books / "nowhere"))):
         with pytest.raises(ValueError):
             eb.set_param(name, value, parse_bool, parse_int)
     assert not eb.set_param("hash", "1", parse_bool, parse_int)
-    assert [p.name for p in eb.params()] == ["book", "book-ply", "book-margin", "book-path"]
+    assert [p.name for p in eb.params()] == ["book", "book-ply", "book-margin",
+                                             "book-min-height", "book-path"]
 
 
 def test_a_bad_book_is_refused_and_the_packaged_one_is_tried(books, tmp_path):
@@ -99,6 +101,25 @@ def test_decide_uses_the_book_for_think_with_one_line_only(books):
     for level in (20, 19, 15, 1):
         eb.decide(game, "think", 1, level, 20)
     assert margins == [0, 10, 50, 190]      # below skill 20: 10 centi-men a level
+
+
+def test_decide_plays_a_move_only_when_the_book_goes_on_after_it(books):
+    eb = EngineBook()
+    eb.set_param("book-path", str(books), parse_bool, parse_int)
+    eb.set_param("book-margin", "0", parse_bool, parse_int)
+    game = Game("portuguese")
+    while eb.probe(game)[0].height > 0:            # down the best line to the book's frontier
+        assert eb.decide(game, "think", 1, 20, 20).move == eb.probe(game)[0].move
+        game.play(eb.probe(game)[0].move)
+    assert eb.min_height == 1 and eb.decide(game, "think", 1, 20, 20) is None
+    eb.set_param("book-min-height", "0", parse_bool, parse_int)
+    assert eb.decide(game, "think", 1, 20, 20).move == eb.probe(game)[0].move
+    game.undo()
+    height = eb.probe(game)[0].height               # 1: the line's last move but one
+    eb.set_param("book-min-height", str(height + 1), parse_bool, parse_int)
+    assert eb.decide(game, "think", 1, 20, 20) is None
+    eb.set_param("book-min-height", str(height), parse_bool, parse_int)
+    assert eb.decide(game, "think", 1, 20, 20) is not None
 
 
 def test_the_reply_is_the_books_best_move_after_the_move(books):

@@ -188,7 +188,7 @@ def test_a_match_from_ballots_starts_each_game_pair_at_its_ballot(tmp_path, vari
     pdn = tmp_path / "games.pdn"
     results, out = run("--variant", variant, "--engine1", f"{FAKE} first", "--engine2",
                        f"{FAKE} first", "--games", "6", "--move-time", "0.05", "--max-plies", "12",
-                       "--ballots", ballot_set, "--seed", "5", "--pdn-output", str(pdn))
+                       "--tolerance", "5", "--ballots", ballot_set, "--seed", "5", "--pdn-output", str(pdn))
     assert len(results) == 6 and "PROBLEM" not in out, out
     expected = match.ballot_openings(variant, ballot_set, 3, seed=5)
     assert re.findall(r'opening="([^"]*)"', out) == [o[0] for o in expected for _ in (0, 1)]
