@@ -61,10 +61,11 @@ class Checked:
 def roots_of(variant: str, ballot_set: str | None) -> list[tuple[str, str]]:
     """(name, Hub position) of each root: the set's ballots not listed as lost (by default the
     variant's first set), or the start position for a variant without a set."""
-    sets = ballot_sets(get_variant(variant).name)
+    name = get_variant(variant).name
+    sets = ballot_sets(name)
     if ballot_set is None and not sets:
-        return [("start", Game(variant).position.hub())]
-    return set_positions(get_variant(variant).name, ballot_set or sets[0])
+        return [("start", Game(name).position.hub())]
+    return set_positions(name, ballot_set or sets[0])
 
 
 def sample_positions(variant: str, book: Book, roots: list[tuple[str, str]], count: int,

@@ -49,8 +49,8 @@ from hub_engine.program import self_command
 from hub_engine.rules.variants import VARIANTS, get_variant
 
 __all__ = ["GameRecord", "MatchEngine", "TimeControl", "ballot_openings", "is_balanced",
-           "opening_score", "parse_params", "pdn_text", "play_game", "random_openings", "read_openings",
-           "run_match", "self_command"]
+           "opening_score", "parse_params", "pdn_text", "play_game", "random_openings",
+           "read_openings", "run_match", "self_command"]
 
 HANDSHAKE_TIMEOUT = 20.0    # seconds for `hub` -> `wait` and `init` -> `ready`
 

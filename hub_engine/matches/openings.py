@@ -15,9 +15,14 @@ import random
 from hub_engine.rules.position import Game, Position
 
 
+def is_position(word: str) -> bool:
+    """A Hub position string or a FEN (they start with the side to move), not a Hub move."""
+    return word[:1] in ("W", "B")
+
+
 def start_of(opening: list[str]) -> tuple[str | None, list[str]]:
     """The position an opening starts from (None: the start position) and its moves."""
-    if opening and opening[0][:1] in ("W", "B"):
+    if opening and is_position(opening[0]):
         return opening[0], opening[1:]
     return None, list(opening)
 
@@ -102,7 +107,7 @@ def read_openings(path: str, variant: str) -> list[list[str]]:
             words = line.split()
             start = None
             try:
-                if words[0][:1] in ("W", "B"):          # a position (a FEN has commas)
+                if is_position(words[0]):               # a FEN has commas: one word
                     start = Position.parse(variant, words.pop(0))
                     if not start.legal_moves():
                         raise ValueError("the position has no legal move")

@@ -135,7 +135,8 @@ def test_read_openings(tmp_path):
 def test_read_openings_from_a_position(tmp_path):
     ballot = "Wbbbbbbbebbbeeebeeeeewwwwwwwewwww"       # an italian 11-man ballot (a man off each side)
     f = tmp_path / "open.txt"
-    f.write_text(f"{ballot}\n{ballot} 22-18\nW:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12 21-17\n")
+    start_fen = "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+    f.write_text(f"{ballot}\n{ballot} 22-18\n{start_fen} 21-17\n")
     got = match.read_openings(str(f), "italian")
     assert got[:2] == [[ballot], [ballot, "22-18"]]
     assert len(got) == 3 and got[2][0].startswith("W") and got[2][1:] == ["21-17"]
