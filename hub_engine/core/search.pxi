@@ -55,6 +55,7 @@ cdef enum:
     EVAL_CACHE = 1 << 16       # entries of a Searcher's evaluation cache (512 KiB)
     PROBCUT_DEPTH = 3          # the shallow-search cut from this depth on
     PROBCUT_MARGIN = 10        # ... against beta + this many centi-men per ply of depth
+    ROOT_ORDER = 1             # root moves in the last iteration's order (switch root_order)
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
                                # (0: the stand-pat penalty eval.threat instead; matches at fixed
                                # nodes scored 52.6% for lmr=2 + penalty against lmr=1 + one ply)
@@ -93,6 +94,10 @@ cdef struct SearchState:
     int root_best              # index into the root move list of the best move so far
     uint32_t root_best_code    # the best root move of the previous iteration
     uint64_t root_best_key     # ... and the root it belongs to
+    int opt_root_order         # root moves in the order the last iteration left (else heuristics)
+    uint32_t root_order[MAX_MOVES]   # that order: move codes, the best first
+    int n_root_order           # its length (0: none)
+    uint64_t root_order_key    # the root it belongs to
     uint32_t exclude[MAX_EXCLUDE]   # root moves left out of this iteration (MultiPV)
     int n_exclude
     const TBSet* tb            # endgame tables (NULL: none), see tb_probe.pxi
@@ -472,6 +477,41 @@ cdef int keep_allowed(SearchState* st, Move* moves, int n) noexcept nogil:
     return kept if kept else n
 
 
+cdef void root_order_from_last(SearchState* st, Move* moves, int* order, int n) noexcept nogil:
+    """Order the root's moves as the last iteration left them (keep_root_order): the moves that
+    were best at some point of it first, the latest best leading, the others in their order
+    before; a move the list lacks keeps its heuristic place after them."""
+    cdef int i, j
+    cdef uint32_t code
+    for i in range(n):
+        code = move_code(&moves[i])
+        for j in range(st.n_root_order):
+            if st.root_order[j] == code:
+                order[i] = ORDER_TT - 1 - j
+                break
+
+
+cdef void keep_root_order(SearchState* st, const Board* b, Move* moves, const uint8_t* newbest,
+                          int n) noexcept nogil:
+    """After an iteration (moves in the order it searched them): the best move, then the other
+    moves that were a new best in it, latest first, then the rest in their order (Stockfish's
+    stable sort of root moves by the last iteration's scores, where a move that never beat
+    alpha scores -infinity)."""
+    cdef int i, k = 0
+    st.root_order[k] = move_code(&moves[st.root_best])
+    k += 1
+    for i in range(n - 1, -1, -1):
+        if newbest[i] and i != st.root_best:
+            st.root_order[k] = move_code(&moves[i])
+            k += 1
+    for i in range(n):
+        if not newbest[i]:
+            st.root_order[k] = move_code(&moves[i])
+            k += 1
+    st.n_root_order = k
+    st.root_order_key = b.hash
+
+
 cdef int search_root(SearchState* st, const Board* b, const Counters* c, int depth, int alpha,
                      int beta) noexcept nogil:
     """One iteration at the root; the best move found is st.pv[0] (st.pv_len[0] > 0).
@@ -490,6 +530,7 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
     cdef Move* m
     cdef Move tm
     cdef int ts
+    cdef uint8_t newbest[MAX_MOVES]
 
     st.pv_len[0] = 0
     st.nodes += 1
@@ -512,6 +553,8 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
     if st.root_best_key == b.hash and st.root_best_code:
         tt_move = st.root_best_code
     score_moves(st, b, moves, order, n, tt_move, 0)
+    if st.opt_root_order and st.root_order_key == b.hash and st.n_root_order:
+        root_order_from_last(st, moves, order, n)
     # full sort by ordering score (stable enough for determinism: insertion sort)
     for i in range(1, n):
         j = i
@@ -536,6 +579,8 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
 
     best = -INF_SCORE
     for i in range(n):
+        newbest[i] = 0
+    for i in range(n):
         m = &moves[i]
         make_move(b, m, &child)
         next_counters(&st.r, b, m, &child, c, &cc)
@@ -558,6 +603,7 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
         # the first move (the last iteration's best) stays the move, the PV and the TT move.
         if i == 0 or score > alpha:
             st.root_best = i
+            newbest[i] = 1
             if score > alpha:
                 alpha = score
             # the root PV: this move, then the child's line when it has one
@@ -575,6 +621,7 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
         bound = BOUND_UPPER
     if st.n_exclude:
         return best
+    keep_root_order(st, b, moves, newbest, n)
     code = move_code(&moves[st.root_best])
     st.root_best_code = code
     st.root_best_key = b.hash
@@ -619,7 +666,7 @@ cdef class Searcher:
     cdef readonly CoreRules rules
     cdef readonly TransTable tt
     cdef readonly CoreTables tables
-    cdef public int lmr, qs_threat, single_ext, probcut, eval_cache   # search switches (tests, tuning)
+    cdef public int lmr, qs_threat, single_ext, probcut, eval_cache, root_order   # search switches (tests, tuning)
     cdef public int contempt   # centi-men a draw costs the side to move at the root (the other side gains them)
 
     def __cinit__(self):
@@ -650,6 +697,7 @@ cdef class Searcher:
         self.single_ext = 1
         self.probcut = 1
         self.eval_cache = 1
+        self.root_order = ROOT_ORDER
         self.contempt = 0
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
         self.clear_heuristics()
@@ -697,6 +745,25 @@ cdef class Searcher:
         memset(self.st.history, 0, sizeof(self.st.history))
         self.st.root_best_code = 0
         self.st.root_best_key = 0
+        self.st.n_root_order = 0
+        self.st.root_order_key = 0
+
+    def root_order_moves(self, CoreBoard root) -> list:
+        """The root move order the last iteration at `root` left for the next one, as
+        (origin, destination, captured, crowns) tuples, the best first ([] when none is kept for
+        this root)."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n, i, j
+        if self.st.root_order_key != root.b.hash or self.st.n_root_order == 0:
+            return []
+        n = gen_moves(&self.st.r, &root.b, moves)
+        out = []
+        for j in range(self.st.n_root_order):
+            for i in range(n):
+                if move_code(&moves[i]) == self.st.root_order[j]:
+                    out.append(_move_tuple(&moves[i]))
+                    break
+        return out
 
     def stop(self) -> None:
         """End the running iterate() soon (callable from any thread)."""
@@ -748,6 +815,7 @@ cdef class Searcher:
         st.opt_single_ext = self.single_ext
         st.opt_probcut = self.probcut
         st.opt_eval_cache = self.eval_cache
+        st.opt_root_order = self.root_order
         st.draw[root.b.side] = -self.contempt
         st.draw[1 - root.b.side] = self.contempt
         st.first_done = 0

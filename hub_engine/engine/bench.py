@@ -16,6 +16,7 @@ import threading
 import time
 
 from hub_engine.core import INF, Searcher, TransTable
+from hub_engine.engine import switches
 from hub_engine.learn.weights import EVAL_KINDS, evaluation
 from hub_engine.rules.position import Position
 from hub_engine.rules.variants import get_variant
@@ -84,6 +85,9 @@ def search_position(variant: str, text: str, depth: int, threads: int = 1,
     weights = evaluation(v.name, eval)
     main = Searcher(v.core_rules, tt, weights)
     helpers = [Searcher(v.core_rules, tt, weights) for _ in range(threads - 1)]
+    problems = switches.apply([main, *helpers])
+    if problems:
+        raise ValueError("; ".join(problems))
     if bb_size:
         core = _tables(v.name, tables_path, bb_size)
         for s in [main, *helpers]:

@@ -74,7 +74,7 @@ class Engine:
         load the opening book. A book file refused (damaged, foreign) is a ValueError after
         all that is done: the session reports it and the engine plays on without it."""
         self.searchers.allocate(self.settings)
-        refused = self.settings.book.load(self.settings.variant)
+        refused = self.searchers.problems + self.settings.book.load(self.settings.variant)
         if refused:
             raise ValueError("; ".join(refused))
 

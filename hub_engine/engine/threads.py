@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 
 from hub_engine.core import INF, Searcher, TransTable
+from hub_engine.engine import switches
 from hub_engine.engine.params import Settings
 from hub_engine.engine.root import wants_lines
 from hub_engine.learn.weights import evaluation
@@ -26,6 +27,7 @@ class Searchers:
         self.halt = threading.Event()             # set by stop(): no new iteration
         self._made_for: tuple | None = None
         self._tables_version = -1
+        self.problems: list[str] = []             # HUB_ENGINE_SEARCH parts not understood
 
     @property
     def main(self) -> Searcher:
@@ -44,6 +46,7 @@ class Searchers:
         self.lines = (Searcher(rules, TransTable(settings.tt_log2), weights)
                       if wants_lines(settings) else None)
         self._made_for = (settings.variant.name, settings.eval)
+        self.problems = switches.apply(self.every())
         settings.tables.attach(self.every(), settings.variant)
         self._tables_version = settings.tables.version
 

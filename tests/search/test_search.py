@@ -353,3 +353,36 @@ def test_the_evaluation_cache_changes_no_search(variant):
                         for d in range(1, 11)])
     assert results[0] == results[1]
     assert results[1][-1][2] > 10_000          # a real search, many evaluations
+
+
+def test_root_moves_keep_the_last_iterations_order():
+    # each iteration leaves its order for the next at the same root: the best move first, every
+    # legal move once; a MultiPV line (moves excluded) and another root leave it alone
+    s = make_searcher("russian")
+    b = board_of("russian")
+    c = b.initial_counters()
+    assert s.root_order_moves(b) == []
+    for d in range(1, 8):
+        score, pv, *_ = s.iterate(b, d, -INF, INF, [], c, 0.0, 0)
+        order = s.root_order_moves(b)
+        assert order[0] == pv[0]
+        assert sorted(order) == sorted(legal_keys(b))
+    s.iterate(b, 7, -INF, INF, [], c, 0.0, 0, exclude=[pv[0]])
+    assert s.root_order_moves(b) == order
+    other = board_of("russian", "Weeebeebeeebweebewebwbeeweweeeeew")
+    assert s.root_order_moves(other) == []
+    s.clear_heuristics()
+    assert s.root_order_moves(b) == []
+
+
+def test_root_order_switch_off_searches_as_before():
+    # the same tree as the heuristic order when the last iteration's best was first anyway; the
+    # two orders search the start to the same best line at shallow depths
+    on, off = make_searcher("russian"), make_searcher("russian")
+    off.root_order = 0
+    b = board_of("russian")
+    c = b.initial_counters()
+    for d in range(1, 3):
+        r_on = on.iterate(b, d, -INF, INF, [], c, 0.0, 0)
+        r_off = off.iterate(b, d, -INF, INF, [], c, 0.0, 0)
+        assert r_on[:3] == r_off[:3]
