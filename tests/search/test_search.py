@@ -374,15 +374,3 @@ def test_root_moves_keep_the_last_iterations_order():
     s.clear_heuristics()
     assert s.root_order_moves(b) == []
 
-
-def test_root_order_switch_off_searches_as_before():
-    # the same tree as the heuristic order when the last iteration's best was first anyway; the
-    # two orders search the start to the same best line at shallow depths
-    on, off = make_searcher("russian"), make_searcher("russian")
-    off.root_order = 0
-    b = board_of("russian")
-    c = b.initial_counters()
-    for d in range(1, 3):
-        r_on = on.iterate(b, d, -INF, INF, [], c, 0.0, 0)
-        r_off = off.iterate(b, d, -INF, INF, [], c, 0.0, 0)
-        assert r_on[:3] == r_off[:3]
