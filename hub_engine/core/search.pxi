@@ -55,7 +55,8 @@ cdef enum:
     EVAL_CACHE = 1 << 16       # entries of a Searcher's evaluation cache (512 KiB)
     PROBCUT_DEPTH = 3          # the shallow-search cut from this depth on
     PROBCUT_MARGIN = 10        # ... against beta + this many centi-men per ply of depth
-    ROOT_ORDER = 1             # root moves in the last iteration's order (switch root_order)
+    ROOT_ORDER = 0             # root moves in the last iteration's order (switch root_order; measured
+                               # neutral, H0: off)
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
                                # (0: the stand-pat penalty eval.threat instead; matches at fixed
                                # nodes scored 52.6% for lmr=2 + penalty against lmr=1 + one ply)

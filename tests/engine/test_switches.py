@@ -17,21 +17,21 @@ def test_parse_reads_switches_and_names_every_problem():
 
 
 def test_the_engine_applies_them_and_reports_bad_ones_at_init(monkeypatch):
-    monkeypatch.setenv(switches.ENV, "root_order=0,probcut=0")
+    monkeypatch.setenv(switches.ENV, "root_order=1,probcut=0")
     e = Engine()
     e.set_param("variant", "russian")
     e.set_param("tt-size", "16")
     e.init()
-    assert e.searchers.main.root_order == 0 and e.searchers.main.probcut == 0
-    monkeypatch.setenv(switches.ENV, "root_order=0,bogus=1")
+    assert e.searchers.main.root_order == 1 and e.searchers.main.probcut == 0
+    monkeypatch.setenv(switches.ENV, "root_order=1,bogus=1")
     e.set_param("threads", "2")
     with pytest.raises(ValueError, match="unknown switch 'bogus'"):
         e.init()
     # the good part is applied to every thread's searcher and the engine still plays
-    assert [s.root_order for s in e.searchers.threads] == [0, 0]
+    assert [s.root_order for s in e.searchers.threads] == [1, 1]
     monkeypatch.delenv(switches.ENV)
     e.init()
-    assert e.searchers.main.root_order == 1 and e.searchers.main.probcut == 1
+    assert e.searchers.main.root_order == 0 and e.searchers.main.probcut == 1
 
 
 def test_bench_follows_the_switches(monkeypatch):

@@ -359,6 +359,7 @@ def test_root_moves_keep_the_last_iterations_order():
     # each iteration leaves its order for the next at the same root: the best move first, every
     # legal move once; a MultiPV line (moves excluded) and another root leave it alone
     s = make_searcher("russian")
+    s.root_order = 1
     b = board_of("russian")
     c = b.initial_counters()
     assert s.root_order_moves(b) == []
