@@ -32,9 +32,11 @@ VERSION = 2                      # written when a file holds ending values, else
 VERSIONS = (1, 2)
 _HEAD = struct.Struct("<4sHI")
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-# learned: the shipped weights with their ending values; hand: eval.json; learned-v1: the first
-# learned evaluation (the shipped patterns without ending values)
-EVAL_KINDS = ("learned", "hand", "learned-v1")
+# learned: the shipped weights with their ending values; hand: eval.json; learned-v1, learned-v2:
+# the first and second generations of learned weights (their patterns, without ending values),
+# kept for comparison once the shipped weights have moved on
+EVAL_KINDS = ("learned", "hand", "learned-v1", "learned-v2")
+GENERATIONS = {"learned-v1": "v1", "learned-v2": "v2"}     # kind -> folder of DATA_DIR
 # rule-sets that share weights: spanish plays by the portuguese rules
 WEIGHT_VARIANT = {"spanish": "portuguese"}
 
@@ -160,18 +162,24 @@ def pattern_weights(path, variant: str | None = None):
     return _CACHE[key]
 
 
-def v1_path(variant: str) -> Path:
-    """The first learned evaluation's weight file: DATA_DIR/v1/ when the shipped patterns have
-    changed since, else the learned weights themselves (their ending values are then ignored)."""
-    old = DATA_DIR / "v1" / f"learned-{weight_variant(variant)}.bin"
+def generation_path(variant: str, kind: str) -> Path:
+    """The weight file of an earlier generation (`learned-v1`, `learned-v2`): DATA_DIR/v1/ or
+    v2/ when the shipped weights have moved on since that generation, else the shipped file
+    itself (the rule-set's weights are still of that generation, or an earlier one)."""
+    old = DATA_DIR / GENERATIONS[kind] / f"learned-{weight_variant(variant)}.bin"
     return old if old.exists() else shipped_path(variant)
+
+
+def v1_path(variant: str) -> Path:
+    """The first learned evaluation's weight file (generation_path)."""
+    return generation_path(variant, "learned-v1")
 
 
 def evaluation(variant: str, kind: str = "learned") -> dict:
     """The weights dict a Searcher takes: `hand` (hub_engine/data/eval.json), `learned` (the
     shipped weights of the variant with their ending values; the hand-set ones, with a warning,
-    if none are installed), `learned-v1` (the first learned evaluation: the patterns without
-    ending values) or the path of a weight file."""
+    if none are installed), `learned-v1` or `learned-v2` (an earlier generation: its patterns
+    without ending values) or the path of a weight file."""
     from hub_engine.core import eval_weights
 
     weights = eval_weights(variant)
@@ -179,17 +187,17 @@ def evaluation(variant: str, kind: str = "learned") -> dict:
         return weights
     if kind == "learned":
         path = shipped_path(variant)
-    elif kind == "learned-v1":
-        path = v1_path(variant)
+    elif kind in GENERATIONS:
+        path = generation_path(variant, kind)
     else:
         path = Path(kind)
-    if kind in ("learned", "learned-v1") and not path.exists():
+    if (kind == "learned" or kind in GENERATIONS) and not path.exists():
         from loguru import logger
 
         logger.warning("no learned weights for {} in this installation: hand-set evaluation",
                        variant)
         return weights
     patterns, endings = pattern_weights(path, variant)
-    if kind == "learned-v1" or endings is None:
+    if kind in GENERATIONS or endings is None:
         return {**weights, "learned": patterns}
     return {**weights, "learned": patterns, "endings": endings}

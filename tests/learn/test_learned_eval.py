@@ -103,32 +103,39 @@ def test_compiled_equals_numpy_with_shipped_weights(variant):
     assert np.array_equal(compiled_v1, _numpy_scores(variant, list(values_v1), positions))
 
 
-# games of the first generation and of the second, by weight file, for the files that have a
-# second (a variant that borrows another's weights, spanish, follows that file)
-SECOND_GENERATION = {"russian": (5600, 20000), "brazilian": (3000, 20000),
-                     "portuguese": (3000, 20000), "italian": (3000, 20000),
-                     "english": (4000, 20000)}
-WITH_SECOND = sorted(v for v in VARIANTS if weight_variant(v) in SECOND_GENERATION)
+# games of each generation by weight file (first, second, third...; the last is shipped), for
+# the files that have more than one (a variant that borrows another's weights, spanish, follows
+# that file); an earlier generation is kept in data/v1/, data/v2/ (eval=learned-v1, learned-v2)
+GENERATIONS = {"russian": (5600, 20000, 40000), "brazilian": (3000, 20000),
+               "portuguese": (3000, 20000), "italian": (3000, 20000), "english": (4000, 20000)}
+KINDS = ("learned-v1", "learned-v2")
+WITH_SECOND = sorted(v for v in VARIANTS if weight_variant(v) in GENERATIONS)
 
 
 @pytest.mark.parametrize("variant", WITH_SECOND)
-def test_first_generation_stays_selectable(variant):
-    """A rule-set that ships a second generation keeps the first for `learned-v1` (data/v1/)."""
+def test_earlier_generations_stay_selectable(variant):
+    """A rule-set whose weights moved on keeps each earlier generation for `learned-vN`
+    (data/vN/); a generation not yet passed is the shipped file itself."""
     from hub_engine.core import Searcher, TransTable
-    from hub_engine.learn.weights import DATA_DIR
+    from hub_engine.learn.weights import DATA_DIR, generation_path
 
-    first, second = SECOND_GENERATION[weight_variant(variant)]
-    assert v1_path(variant) == DATA_DIR / "v1" / f"learned-{weight_variant(variant)}.bin"
-    assert v1_path(variant).read_bytes() != shipped_path(variant).read_bytes()
-    assert read_weights(v1_path(variant))[0]["notes"]["games"] == first
-    assert read_weights(shipped_path(variant))[0]["notes"]["games"] == second
+    games = GENERATIONS[weight_variant(variant)]
+    assert read_weights(shipped_path(variant))[0]["notes"]["games"] == games[-1]
     rules = get_variant(variant).core_rules
     new = Searcher(rules, TransTable(12), evaluation(variant))
-    old = Searcher(rules, TransTable(12), evaluation(variant, "learned-v1"))
     rng = random.Random("generations")
     boards = [board_of(variant, *random_position(rng)) for _ in range(200)]
-    differ = sum(new.evaluate(b) != old.evaluate(b) for b in boards)
-    assert differ > 150
+    for n, kind in enumerate(KINDS):
+        path = generation_path(variant, kind)
+        if n + 1 >= len(games):
+            assert path == shipped_path(variant)
+            continue
+        assert path == DATA_DIR / f"v{n + 1}" / f"learned-{weight_variant(variant)}.bin"
+        assert path.read_bytes() != shipped_path(variant).read_bytes()
+        assert read_weights(path)[0]["notes"]["games"] == games[n]
+        old = Searcher(rules, TransTable(12), evaluation(variant, kind))
+        differ = sum(new.evaluate(b) != old.evaluate(b) for b in boards)
+        assert differ > 150
 
 
 def test_first_generation_is_the_shipped_file_without_a_second():
