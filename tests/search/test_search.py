@@ -350,7 +350,7 @@ def test_the_evaluation_cache_changes_no_search(variant):
         s = Searcher(v.core_rules, TransTable(18), evaluation(v.name))
         s.eval_cache = cache
         results.append([s.iterate(board, d, -INF, INF, [], board.initial_counters(), 0.0, 0)
-                        for d in range(1, 11)])
+                        for d in range(1, 13)])
     assert results[0] == results[1]
     assert results[1][-1][2] > 10_000          # a real search, many evaluations
 
