@@ -253,6 +253,13 @@ def train(variant: str, rec: np.ndarray, keys: np.ndarray, cfg: TrainConfig,
         learned = F.evaluate_int(values, f_ho, ho["white"], ho["black"], ho["kings"], hand, flying)
         learned0 = np.where(ho["side"] == 0, learned, -learned)
         report["loss_learned"] = round(cross_entropy(sigmoid(learned0 / k), y_ho), 5)
+        if init_values is not None:
+            # the weights training started from, on the same held-out games: a new generation
+            # is only worth a match when it predicts them better
+            before = F.evaluate_int(np.asarray(init_values, dtype=np.int16), f_ho, ho["white"],
+                                    ho["black"], ho["kings"], hand, flying)
+            before0 = np.where(ho["side"] == 0, before, -before)
+            report["loss_init"] = round(cross_entropy(sigmoid(before0 / k), y_ho), 5)
         report["loss_hand"] = round(cross_entropy(sigmoid(hand_scores(variant, ho) / k), y_ho), 5)
         report["loss_search"] = round(cross_entropy(sigmoid(score0(ho) / k), y_ho), 5)
         report["loss_constant"] = round(cross_entropy(np.full(len(y_ho), y_ho.mean()), y_ho), 5)

@@ -81,6 +81,11 @@ def test_train_end_to_end_writes_loadable_weights(tmp_path):
     assert report["games"] == 6 and report["positions"] > 0
     for key in ("loss_learned", "loss_hand", "loss_search", "loss_constant"):
         assert 0 < report[key] < 5, key
+    assert "loss_init" not in report
+    # from these weights again: the starting weights' loss on the same held-out games
+    again = train_files("brazilian", [data], tmp_path / "w2.bin",
+                        TrainConfig(holdout=0.34, max_iter=0), init=out)
+    assert again["loss_init"] == pytest.approx(report["loss_learned"], abs=1e-5)
     header, values = read_values(out)
     assert header["variant"] == "brazilian" and header["notes"]["games"] == 6
     weights = evaluation("brazilian", str(out))
