@@ -57,6 +57,8 @@ cdef enum:
     PROBCUT_MARGIN = 10        # ... against beta + this many centi-men per ply of depth
     ROOT_ORDER = 0             # root moves in the last iteration's order (switch root_order; measured
                                # neutral, H0: off)
+    AGE = 0                    # killers and history aged between the searches of a game (switch age:
+                               # 1 shifts the killers and halves the history; 0 keeps them as they are)
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
                                # (0: the stand-pat penalty eval.threat instead; matches at fixed
                                # nodes scored 52.6% for lmr=2 + penalty against lmr=1 + one ply)
@@ -667,7 +669,7 @@ cdef class Searcher:
     cdef readonly CoreRules rules
     cdef readonly TransTable tt
     cdef readonly CoreTables tables
-    cdef public int lmr, qs_threat, single_ext, probcut, eval_cache, root_order   # search switches (tests, tuning)
+    cdef public int lmr, qs_threat, single_ext, probcut, eval_cache, root_order, age   # search switches (tests, tuning)
     cdef public int contempt   # centi-men a draw costs the side to move at the root (the other side gains them)
 
     def __cinit__(self):
@@ -699,6 +701,7 @@ cdef class Searcher:
         self.probcut = 1
         self.eval_cache = 1
         self.root_order = ROOT_ORDER
+        self.age = AGE
         self.contempt = 0
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
         self.clear_heuristics()
@@ -748,6 +751,33 @@ cdef class Searcher:
         self.st.root_best_key = 0
         self.st.n_root_order = 0
         self.st.root_order_key = 0
+
+    def age_heuristics(self, int shift) -> None:
+        """Carry killers and history from one search to the next (the next move of a game):
+        the killers of ply p + shift become those of ply p, since the new root lies `shift`
+        plies into the old search (0 or out of range: the killers are forgotten), and every
+        history count is halved, so the last search's experience orders the new one's moves
+        without outweighing what the new one learns."""
+        cdef int p, s, i, j
+        for p in range(MAX_PLY + 1):
+            if 0 < shift and p + shift <= MAX_PLY:
+                self.st.killers[p][0] = self.st.killers[p + shift][0]
+                self.st.killers[p][1] = self.st.killers[p + shift][1]
+            else:
+                self.st.killers[p][0] = 0
+                self.st.killers[p][1] = 0
+        for s in range(2):
+            for i in range(64):
+                for j in range(64):
+                    self.st.history[s][i][j] >>= 1
+
+    def heuristics(self) -> tuple:
+        """(killers, history) as lists, for tests: killers[ply] = [code, code], history[side]
+        [from][to]."""
+        killers = [[self.st.killers[p][0], self.st.killers[p][1]] for p in range(MAX_PLY + 1)]
+        history = [[[self.st.history[s][i][j] for j in range(64)] for i in range(64)]
+                   for s in range(2)]
+        return killers, history
 
     def root_order_moves(self, CoreBoard root) -> list:
         """The root move order the last iteration at `root` left for the next one, as

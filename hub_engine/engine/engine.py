@@ -44,6 +44,7 @@ class Engine:
         self._replayer = Replayer()
         self._rng = random.Random()                 # skill levels' choices
         self._search_now: Deepening | None = None   # the running (or last) search
+        self._last_root: tuple[Position, list[Move]] | None = None   # the last search's game
 
     @property
     def variant(self) -> Variant:
@@ -165,11 +166,22 @@ class Engine:
         finally:
             self.clock.end()
 
+    def _plies_since_last_search(self) -> int:
+        """How many plies the game went on since the last search (0: another game, a
+        position set up, moves taken back), for the searchers' killers."""
+        last, self._last_root = self._last_root, (self.game.start, self.game.moves)
+        if last is None or last[0] != self.game.start:
+            return 0
+        before, now = last[1], self._last_root[1]
+        if len(now) <= len(before) or now[:len(before)] != before:
+            return 0
+        return len(now) - len(before)
+
     def _search(self, limits: Limits, mode: str, on_info: Callable[[Info], None]) -> SearchResult:
         settings, notation = self.settings, self.settings.notation
         if self.searchers.stale(settings):
             self.searchers.allocate(settings)
-        self.searchers.new_search()
+        self.searchers.new_search(self._plies_since_last_search())
         answer = root.answer_at_once(self.game, limits, mode, notation, self.book, on_info)
         if answer is not None:
             return answer

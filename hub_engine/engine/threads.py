@@ -62,9 +62,14 @@ class Searchers:
         """Every searcher: the threads' and the lines'."""
         return self.threads + ([self.lines] if self.lines is not None else [])
 
-    def new_search(self) -> None:
-        """Age the tables' entries (a new search replaces the old ones first)."""
+    def new_search(self, shift: int = 0) -> None:
+        """Age the tables' entries (a new search replaces the old ones first) and, where the
+        searchers' `age` switch is on, their killers and history: `shift` is how many plies the
+        new root lies after the last search's (0: unknown, the killers are forgotten)."""
         self.tt.new_search()
+        for s in self.threads:
+            if s.age:
+                s.age_heuristics(shift)
         if self.lines is not None:
             self.lines.tt.new_search()
 
