@@ -237,18 +237,23 @@ cdef inline void score_moves(SearchState* st, const Board* b, Move* moves, int* 
             order[i] = st.history[b.side][m.frm][m.to]
 
 
+cdef inline void halve_history(SearchState* st) noexcept nogil:
+    """Every history count halved: their order is kept, and newer rewards weigh more."""
+    cdef int i, j, s
+    for s in range(2):
+        for i in range(64):
+            for j in range(64):
+                st.history[s][i][j] >>= 1
+
+
 cdef inline void reward_quiet(SearchState* st, const Board* b, const Move* m, int depth, int ply) noexcept nogil:
     cdef uint32_t code = move_code(m)
-    cdef int i, j, s
     if st.killers[ply][0] != code:
         st.killers[ply][1] = st.killers[ply][0]
         st.killers[ply][0] = code
     st.history[b.side][m.frm][m.to] += depth * depth
     if st.history[b.side][m.frm][m.to] > HISTORY_MAX:
-        for s in range(2):
-            for i in range(64):
-                for j in range(64):
-                    st.history[s][i][j] >>= 1
+        halve_history(st)
 
 
 cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, int beta, int ply,
@@ -758,7 +763,7 @@ cdef class Searcher:
         plies into the old search (0 or out of range: the killers are forgotten), and every
         history count is halved, so the last search's experience orders the new one's moves
         without outweighing what the new one learns."""
-        cdef int p, s, i, j
+        cdef int p
         for p in range(MAX_PLY + 1):
             if 0 < shift and p + shift <= MAX_PLY:
                 self.st.killers[p][0] = self.st.killers[p + shift][0]
@@ -766,10 +771,7 @@ cdef class Searcher:
             else:
                 self.st.killers[p][0] = 0
                 self.st.killers[p][1] = 0
-        for s in range(2):
-            for i in range(64):
-                for j in range(64):
-                    self.st.history[s][i][j] >>= 1
+        halve_history(&self.st)
 
     def heuristics(self) -> tuple:
         """(killers, history) as lists, for tests: killers[ply] = [code, code], history[side]
