@@ -3,11 +3,13 @@
 The runner speaks Hub over raw pipes: `hub` / `wait`, `set-param`, `init` / `ready`, `new-game`,
 and per move `pos pos=<initial position> moves="<all moves>"`, one `level` line, `go think`, then
 it reads until `done`. A move's time runs from the `pos` line to `done`. The score of the last
-`info` line before `done` is kept for score adjudication, its nodes and time for the engines'
-search figures (nodes per second in the games).
+`info` line before `done` is kept for score adjudication and, with its depth, for the move's
+comment in the games' PDN; its nodes and time for the engines' search figures (nodes per second
+in the games).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import IO
 
@@ -27,6 +29,17 @@ class Reply:
     score: float | None          # the last `info ... score=S` before `done` (mover's view, men)
     nodes: int = 0               # `nodes=` of the last `info` line that has it (0: none, a book
     search_seconds: float = 0.0  # or forced move) and its `time=`, the engine's own count
+    depth: int | None = None     # `depth=` of the last `info` line that has it
+
+    def comment(self) -> str:
+        """The move's PDN comment, as cutechess writes one: score in men from the mover's view,
+        `/depth`, and the seconds the move took (`+0.35/14 0.472s`); what the engine did not
+        say is left out."""
+        parts = []
+        if self.score is not None and math.isfinite(self.score):
+            parts.append(f"{self.score:+.2f}" + ("" if self.depth is None else f"/{self.depth}"))
+        parts.append(f"{self.seconds:.3f}s")
+        return " ".join(parts)
 
 
 def parse_params(items: list[str] | None, what: str = "match") -> list[tuple[str, str]]:
@@ -113,7 +126,7 @@ class MatchEngine:
                 move = word[5:].strip('"')
         if not move:
             raise EngineError(f"no move in '{done.text}'")
-        score, nodes, search_seconds = None, 0, 0.0
+        score, nodes, search_seconds, depth = None, 0, 0.0, None
         for stamped in lines[:-1]:
             try:
                 info = parse_line(stamped.text)
@@ -123,7 +136,10 @@ class MatchEngine:
                 continue
             if info.has_value("score"):
                 score = info.number("score")
+            d = info.number("depth", int)
+            if d is not None and d >= 0:
+                depth = int(d)
             n = info.number("nodes")
             if n is not None and n >= 0:
                 nodes, search_seconds = int(n), max(0.0, info.number("time") or 0.0)
-        return Reply(move, done.at - t0, score, nodes, search_seconds)
+        return Reply(move, done.at - t0, score, nodes, search_seconds, depth)

@@ -149,6 +149,8 @@ class GameRecord:
     culprit: str = ""                # the engine that lost by a problem
     stats: tuple[MoveStats, MoveStats] = field(               # per side, as max_time
         default_factory=lambda: (MoveStats(), MoveStats()))
+    comments: list[str] = field(default_factory=list)   # per move of `moves`: what its engine
+                                     # said (Reply.comment), "" for the opening's moves
 
     def score_engine1(self) -> float:
         if self.result == "1/2-1/2":
@@ -201,6 +203,7 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
     start_pos = game.start.hub()
     rec = GameRecord(number, list(opening), engines[0].name, engines[1].name)
     rec.moves = [str(m) for m in game.moves]
+    rec.comments = [""] * len(rec.moves)
     clocks = [tcs[0].time or 0.0, tcs[1].time or 0.0]
     max_time = [0.0, 0.0]
     stats = (MoveStats(), MoveStats())
@@ -269,6 +272,7 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
             rec.problem = f"{rec.reason} {where}"
             break
         rec.moves.append(str(move))
+        rec.comments.append(reply.comment())
         if adj is not None:
             scores[side].append(reply.score)
             settled = adj.by_scores(scores, len(rec.moves))
@@ -290,9 +294,10 @@ def play_game(number: int, variant: str, opening: list[str], engines: tuple[Matc
 def pdn_text(rec: GameRecord, variant: str, event: str, tags: dict[str, str] | None = None) -> str:
     """The game as PDN: the opening and every move from the start position, so that readers
     need no FEN (pydraughts and CheckerBoard read it); a game from another position (a ballot)
-    has its FEN and SetUp tags. `tags` adds to (or overrides) Event, Round, White, Black,
+    has its FEN and SetUp tags. Each engine's move is followed by its comment (score/depth and
+    seconds, GameRecord.comments). `tags` adds to (or overrides) Event, Round, White, Black,
     Result, GameType and Termination."""
-    from hub_engine.rules.pdn import Style, movetext, pdn_move_text, write_pdn_tags
+    from hub_engine.rules.pdn import Style, comment_text, movetext, pdn_move_text, write_pdn_tags
 
     v = get_variant(variant)
     start, _moves = start_of(rec.opening)
@@ -308,6 +313,9 @@ def pdn_text(rec: GameRecord, variant: str, event: str, tags: dict[str, str] | N
         ply = i + offset
         label = f"{ply // 2 + 1}." if ply % 2 == 0 else (f"{ply // 2 + 1}..." if i == 0 else "")
         pieces.append((label, pdn_move_text(move, pos, style)))
+        comment = rec.comments[i] if i < len(rec.comments) else ""   # older state files: none
+        if comment:
+            pieces.append(("", "{" + comment_text(comment) + "}"))
     # rec.result and rec.white/black are from the first mover's side (black in english)
     white, black, result = rec.white, rec.black, rec.result
     if v.first_mover != "white":

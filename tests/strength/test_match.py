@@ -187,7 +187,7 @@ def test_a_ballot_set_of_another_variant_is_a_clear_error():
                                                 ("italian", "italian-11man"), ("russian", "russian")])
 def test_a_match_from_ballots_starts_each_game_pair_at_its_ballot(tmp_path, variant, ballot_set):
     pdn = tmp_path / "games.pdn"
-    results, out = run("--variant", variant, "--engine1", f"{FAKE} first", "--engine2",
+    results, out = run("--variant", variant, "--engine1", f"{FAKE} first 0 -0.25", "--engine2",
                        f"{FAKE} first", "--games", "6", "--move-time", "0.05", "--max-plies", "12",
                        "--tolerance", "5", "--ballots", ballot_set, "--seed", "5", "--pdn-output", str(pdn))
     assert len(results) == 6 and "PROBLEM" not in out, out
@@ -201,6 +201,11 @@ def test_a_match_from_ballots_starts_each_game_pair_at_its_ballot(tmp_path, vari
         assert len(g.moves) == 12                  # the fake engines play to --max-plies
         for m in g.moves:                          # every move legal from the ballot on
             start.play(str(m.move))
+        # each move's comment: engine 1 said `info depth=1 score=-0.25`, engine 2 nothing
+        engine1_moves = (0 if g.tags["White"] == "engine1" else 1) ^ (variant == "english")
+        for ply, m in enumerate(g.moves):
+            said = "-0.25/1 " if ply % 2 == engine1_moves ^ start.start.side else ""
+            assert re.fullmatch(re.escape(said) + r"\d+\.\d{3}s", m.comment or ""), (ply, m.comment)
     pdn_mod = pytest.importorskip("draughts.PDN", reason="pydraughts (the test extra) is missing")
     from draughts import Board, Move
 
@@ -216,6 +221,23 @@ def test_a_match_from_ballots_starts_each_game_pair_at_its_ballot(tmp_path, vari
         for text in g.moves:
             board.push(Move(board, pdn_move=text))
         assert len(g.moves) == len(mine.moves)
+    # pydraughts 0.5.7 (lidraughts-bot's) reads the same moves with the comments as without
+    # them (it has a quirk of its own at these FEN starts: it drops the second move)
+    old = python_of(".venv-lidraughts-bot")
+    if not old.exists():
+        pytest.skip(f"no pydraughts 0.5.7 environment: run `{SETUP_HINT}`")
+    bare = tmp_path / "bare.pdn"
+    bare.write_text(re.sub(r" ?\{[^}]*\}", "", pdn.read_text()))
+    code = ("import json, sys; from draughts.PDN import PDNReader; "
+            "print(json.dumps([g.moves for g in PDNReader(filename=sys.argv[1]).games]))")
+    read = []
+    for path in (pdn, bare):
+        r = subprocess.run([str(old), "-c", code, str(path)], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        read.append(json.loads(r.stdout))
+    assert "{" in pdn.read_text() and "{" not in bare.read_text()
+    assert read[0] == read[1] and len(read[0]) == 6 and all(len(m) >= 11 for m in read[0])
 
 
 # --- matches ---------------------------------------------------------------------------------
@@ -240,6 +262,14 @@ def test_self_play_runs_to_completion_with_legal_moves(tmp_path):
         assert g.ok, g.errors
         assert g.tags["Result"] in ("1-0", "0-1", "1/2-1/2")
         assert len(g.moves) >= 4
+        # the opening's 4 moves bare, then each engine move with what it said: score/depth and
+        # seconds (a forced reply has no search, hence no score)
+        comments = [m.comment for m in g.moves]
+        assert comments[:4] == [None] * 4
+        for c in comments[4:]:
+            m = re.fullmatch(r"(?:([+-]\d+\.\d\d)/(\d+) )?(\d+\.\d{3})s", c or "")
+            assert m and float(m.group(3)) < 1.0, c
+        assert sum(1 for c in comments[4:] if "/" in c) >= len(comments[4:]) // 2
     # the two games share their opening, with the colours swapped
     openings = re.findall(r'opening="([^"]*)"', out)
     assert openings[0] == openings[1]
