@@ -40,6 +40,9 @@ cdef bb PROMO_ROW[2]          # the row where each side's men are crowned
 cdef bb LONG_DIAGONAL         # a1-h8
 cdef uint64_t ZOBRIST[2][2][64]   # [side][is_king][bit]
 cdef uint64_t ZOBRIST_SIDE
+cdef enum:
+    COUNTER_KEYS = 64              # plies left before a counter draw that the table keys tell apart
+cdef uint64_t ZOBRIST_LEFT[COUNTER_KEYS]   # [plies left before a counter draw] (search.pxi, tt_key)
 
 
 cdef int _bit_of(int s):
@@ -95,6 +98,8 @@ cdef void _init_geometry():
             for b in range(64):
                 ZOBRIST[i][j][b] = _splitmix(&state)
     ZOBRIST_SIDE = _splitmix(&state)
+    for b in range(COUNTER_KEYS):
+        ZOBRIST_LEFT[b] = _splitmix(&state)
 
 
 _init_geometry()

@@ -57,6 +57,9 @@ cdef enum:
     PROBCUT_MARGIN = 10        # ... against beta + this many centi-men per ply of depth
     ROOT_ORDER = 0             # root moves in the last iteration's order (switch root_order; measured
                                # neutral, H0: off)
+    COUNTER_KEY = 0            # the table key tells positions apart by the plies left before a
+                               # counter draw, when fewer than COUNTER_KEYS (switch counter_key;
+                               # off until measured)
     AGE = 0                    # killers and history aged between the searches of a game (switch age:
                                # 1 shifts the killers and halves the history; 0 keeps them as they are)
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
@@ -98,6 +101,7 @@ cdef struct SearchState:
     uint32_t root_best_code    # the best root move of the previous iteration
     uint64_t root_best_key     # ... and the root it belongs to
     int opt_root_order         # root moves in the order the last iteration left (else heuristics)
+    int opt_counter_key        # table keys with the plies left before a counter draw (tt_key)
     uint32_t root_order[MAX_MOVES]   # that order: move codes, the best first
     int n_root_order           # its length (0: none)
     uint64_t root_order_key    # the root it belongs to
@@ -256,6 +260,23 @@ cdef inline void reward_quiet(SearchState* st, const Board* b, const Move* m, in
         halve_history(st)
 
 
+cdef inline uint64_t counter_part(int left) noexcept nogil:
+    """What tt_key adds to the hash for `left` plies before a counter draw."""
+    if left >= COUNTER_KEYS:
+        return 0
+    return ZOBRIST_LEFT[left if left > 0 else 0]
+
+
+cdef inline uint64_t tt_key(const SearchState* st, const Board* b, const Counters* c) noexcept nogil:
+    """The transposition table's key of b: its hash, and, when a move-count rule will draw the
+    game within COUNTER_KEYS plies, those plies. The same board with other counters is another
+    position to the search: one close to a counter draw stores draws that must not answer for
+    the board with its counters fresh (a king ending would look drawn everywhere)."""
+    if not st.opt_counter_key:
+        return b.hash
+    return b.hash ^ counter_part(plies_left(&st.r, c))
+
+
 cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, int beta, int ply,
                  int qext) noexcept nogil:
     cdef Move* moves = &st.moves[ply * MAX_MOVES]
@@ -333,6 +354,8 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
     cdef int orig_alpha, margin, pieces
     cdef int idx = st.hist_len + ply
     cdef uint32_t code
+    cdef uint64_t key, next_part
+    cdef int left
     cdef Move* m
 
     st.pv_len[ply] = ply
@@ -371,7 +394,13 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         return alpha
     orig_alpha = alpha
 
-    tt_probe(st.tt, st.tt_mask, b.hash, ply, &hit)
+    key = b.hash
+    next_part = 0
+    if st.opt_counter_key:
+        left = plies_left(&st.r, c)
+        key ^= counter_part(left)
+        next_part = counter_part(left - 1)     # a child's, unless its move restarts a counter
+    tt_probe(st.tt, st.tt_mask, key, ply, &hit)
     if hit.found and not pv_node and hit.depth >= depth:
         if (hit.bound == BOUND_EXACT or (hit.bound == BOUND_LOWER and hit.score >= beta)
                 or (hit.bound == BOUND_UPPER and hit.score <= alpha)):
@@ -404,7 +433,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         # every child probes its bucket first thing: ask for all of them now, so the misses
         # overlap each other and the work before each child's probe
         for i in range(n):
-            tt_prefetch(st.tt, st.tt_mask, child_hash(b, &moves[i]))
+            tt_prefetch(st.tt, st.tt_mask, child_hash(b, &moves[i]) ^ next_part)
 
     best = -INF_SCORE
     best_i = -1
@@ -461,7 +490,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
     else:
         bound = BOUND_UPPER
     code = move_code(&moves[best_i]) if bound != BOUND_UPPER else 0
-    tt_store(st.tt, st.tt_mask, st.tt_gen, b.hash, ply, depth, bound, best, code)
+    tt_store(st.tt, st.tt_mask, st.tt_gen, key, ply, depth, bound, best, code)
     return best
 
 
@@ -556,7 +585,7 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
         return -MATE_SCORE
     if st.n_root_allowed:
         n = keep_allowed(st, moves, n)
-    tt_probe(st.tt, st.tt_mask, b.hash, 0, &hit)
+    tt_probe(st.tt, st.tt_mask, tt_key(st, b, c), 0, &hit)
     tt_move = hit.move
     if st.root_best_key == b.hash and st.root_best_code:
         tt_move = st.root_best_code
@@ -633,7 +662,7 @@ cdef int search_root(SearchState* st, const Board* b, const Counters* c, int dep
     code = move_code(&moves[st.root_best])
     st.root_best_code = code
     st.root_best_key = b.hash
-    tt_store(st.tt, st.tt_mask, st.tt_gen, b.hash, 0, depth, bound, best, code)
+    tt_store(st.tt, st.tt_mask, st.tt_gen, tt_key(st, b, c), 0, depth, bound, best, code)
     return best
 
 
@@ -674,7 +703,7 @@ cdef class Searcher:
     cdef readonly CoreRules rules
     cdef readonly TransTable tt
     cdef readonly CoreTables tables
-    cdef public int lmr, qs_threat, single_ext, probcut, eval_cache, root_order, age   # search switches (tests, tuning)
+    cdef public int lmr, qs_threat, single_ext, probcut, eval_cache, root_order, age, counter_key   # search switches (tests, tuning)
     cdef public int contempt   # centi-men a draw costs the side to move at the root (the other side gains them)
 
     def __cinit__(self):
@@ -706,6 +735,7 @@ cdef class Searcher:
         self.probcut = 1
         self.eval_cache = 1
         self.root_order = ROOT_ORDER
+        self.counter_key = COUNTER_KEY
         self.age = AGE
         self.contempt = 0
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
@@ -849,6 +879,7 @@ cdef class Searcher:
         st.opt_probcut = self.probcut
         st.opt_eval_cache = self.eval_cache
         st.opt_root_order = self.root_order
+        st.opt_counter_key = self.counter_key
         st.draw[root.b.side] = -self.contempt
         st.draw[1 - root.b.side] = self.contempt
         st.first_done = 0

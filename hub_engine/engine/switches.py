@@ -12,7 +12,8 @@ import os
 from hub_engine.core import Searcher
 
 ENV = "HUB_ENGINE_SEARCH"
-SWITCHES = ("lmr", "qs_threat", "single_ext", "probcut", "eval_cache", "root_order", "age")
+SWITCHES = ("lmr", "qs_threat", "single_ext", "probcut", "eval_cache", "root_order", "age",
+            "counter_key")
 
 
 def parse(text: str) -> tuple[dict[str, int], list[str]]:
