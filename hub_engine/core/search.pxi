@@ -59,7 +59,7 @@ cdef enum:
                                # neutral, H0: off)
     COUNTER_KEY = 0            # the table key tells positions apart by the plies left before a
                                # counter draw, when fewer than COUNTER_KEYS (switch counter_key;
-                               # off until measured)
+                               # measured, H0 at 0.1 s: off)
     AGE = 0                    # killers and history aged between the searches of a game (switch age:
                                # 1 shifts the killers and halves the history; 0 keeps them as they are)
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
