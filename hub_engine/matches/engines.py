@@ -138,7 +138,7 @@ class MatchEngine:
                 score = info.number("score")
             d = info.number("depth", int)
             if d is not None and d >= 0:
-                depth = int(d)
+                depth = d
             n = info.number("nodes")
             if n is not None and n >= 0:
                 nodes, search_seconds = int(n), max(0.0, info.number("time") or 0.0)

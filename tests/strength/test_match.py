@@ -204,7 +204,7 @@ def test_a_match_from_ballots_starts_each_game_pair_at_its_ballot(tmp_path, vari
         # each move's comment: engine 1 said `info depth=1 score=-0.25`, engine 2 nothing
         engine1_moves = (0 if g.tags["White"] == "engine1" else 1) ^ (variant == "english")
         for ply, m in enumerate(g.moves):
-            said = "-0.25/1 " if ply % 2 == engine1_moves ^ start.start.side else ""
+            said = "-0.25/1 " if ply % 2 == (engine1_moves ^ start.start.side) else ""
             assert re.fullmatch(re.escape(said) + r"\d+\.\d{3}s", m.comment or ""), (ply, m.comment)
     pdn_mod = pytest.importorskip("draughts.PDN", reason="pydraughts (the test extra) is missing")
     from draughts import Board, Move
