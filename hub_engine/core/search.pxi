@@ -60,6 +60,9 @@ cdef enum:
     COUNTER_KEY = 0            # the table key tells positions apart by the plies left before a
                                # counter draw, when fewer than COUNTER_KEYS (switch counter_key;
                                # measured, H0 at 0.1 s: off)
+    TB_DRAW = 0                # a table draw that the evaluation calls better for the root's side
+                               # scores a share of it, at most 5 x this many centi-men (switch
+                               # tb_draw; 0: the draw's score)
     AGE = 0                    # killers and history aged between the searches of a game (switch age:
                                # 1 shifts the killers and halves the history; 0 keeps them as they are)
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
@@ -102,6 +105,7 @@ cdef struct SearchState:
     uint64_t root_best_key     # ... and the root it belongs to
     int opt_root_order         # root moves in the order the last iteration left (else heuristics)
     int opt_counter_key        # table keys with the plies left before a counter draw (tt_key)
+    int opt_tb_draw            # table draws lean towards the evaluation (table_draw)
     uint32_t root_order[MAX_MOVES]   # that order: move codes, the best first
     int n_root_order           # its length (0: none)
     uint64_t root_order_key    # the root it belongs to
@@ -113,6 +117,7 @@ cdef struct SearchState:
     uint32_t* root_allowed     # move codes the root may play (n_root_allowed 0: all)
     int n_root_allowed
     uint64_t* ecache           # EVAL_CACHE evaluations: hash's high 48 bits | int16 value
+    int root_side              # the side to move at the root
     int draw[2]                # a draw's score for the side to move (contempt: below 0 for the root's side)
 
 
@@ -131,6 +136,26 @@ cdef inline int cached_eval(SearchState* st, const Board* b) noexcept nogil:
     if -32768 <= v <= 32767:
         slot[0] = (b.hash & ~(<uint64_t>0xFFFF)) | (<uint64_t>(<uint16_t>v))
     return v
+
+
+cdef inline int table_draw(SearchState* st, const Board* b) noexcept nogil:
+    """The score of a position the tables call drawn. With tb_draw on, when the evaluation favours
+    the root's side, an eighth of it (at most 5 x tb_draw centi-men) is added to the draw's: an
+    opponent without tables can still go wrong in a drawn ending, so of the draws on offer the
+    engine keeps the one with the most to play for, not the first one found. A draw that favours
+    the other side stays a plain draw, so the engine never gives up a safe draw for a risky line."""
+    cdef int v, cap
+    if not st.opt_tb_draw:
+        return st.draw[b.side]
+    cap = 5 * st.opt_tb_draw
+    v = cached_eval(st, b) // 8
+    if v > cap:
+        v = cap
+    elif v < -cap:
+        v = -cap
+    if b.side == st.root_side:
+        return st.draw[b.side] + (v if v > 0 else 0)
+    return st.draw[b.side] + (v if v < 0 else 0)
 
 
 cdef inline bint out_of_time(SearchState* st) noexcept nogil:
@@ -315,7 +340,7 @@ cdef int qsearch(SearchState* st, const Board* b, const Counters* c, int alpha, 
         pieces = popcount(b.pieces[0] | b.pieces[1])
         if pieces <= st.tb_max and tb_score(st.tb, &st.r, b, c, ply, &score,
                                              pieces <= st.tb_plain_max):
-            return score if score else st.draw[b.side]
+            return score if score else table_draw(st, b)
     if qext > 0 and has_capture(&st.r, b, 1 - b.side):
         # the opponent threatens a capture: the static eval is not trustworthy, look one ply more
         n = gen_quiet(&st.r, b, moves)
@@ -383,7 +408,7 @@ cdef int search(SearchState* st, const Board* b, const Counters* c, int depth, i
         pieces = popcount(b.pieces[0] | b.pieces[1])
         if (pieces <= st.tb_max and not has_capture(&st.r, b, b.side)
                 and tb_score(st.tb, &st.r, b, c, ply, &score, pieces <= st.tb_plain_max)):
-            return score if score else st.draw[b.side]
+            return score if score else table_draw(st, b)
 
     # mate distance pruning
     if alpha < -(MATE_SCORE - ply):
@@ -703,7 +728,7 @@ cdef class Searcher:
     cdef readonly CoreRules rules
     cdef readonly TransTable tt
     cdef readonly CoreTables tables
-    cdef public int lmr, qs_threat, single_ext, probcut, eval_cache, root_order, age, counter_key   # search switches (tests, tuning)
+    cdef public int lmr, qs_threat, single_ext, probcut, eval_cache, root_order, age, counter_key, tb_draw   # search switches (tests, tuning)
     cdef public int contempt   # centi-men a draw costs the side to move at the root (the other side gains them)
 
     def __cinit__(self):
@@ -736,6 +761,7 @@ cdef class Searcher:
         self.eval_cache = 1
         self.root_order = ROOT_ORDER
         self.counter_key = COUNTER_KEY
+        self.tb_draw = TB_DRAW
         self.age = AGE
         self.contempt = 0
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
@@ -880,6 +906,8 @@ cdef class Searcher:
         st.opt_eval_cache = self.eval_cache
         st.opt_root_order = self.root_order
         st.opt_counter_key = self.counter_key
+        st.opt_tb_draw = self.tb_draw
+        st.root_side = root.b.side
         st.draw[root.b.side] = -self.contempt
         st.draw[1 - root.b.side] = self.contempt
         st.first_done = 0

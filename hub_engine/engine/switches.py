@@ -13,7 +13,7 @@ from hub_engine.core import Searcher
 
 ENV = "HUB_ENGINE_SEARCH"
 SWITCHES = ("lmr", "qs_threat", "single_ext", "probcut", "eval_cache", "root_order", "age",
-            "counter_key")
+            "counter_key", "tb_draw")
 
 
 def parse(text: str) -> tuple[dict[str, int], list[str]]:
