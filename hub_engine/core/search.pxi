@@ -60,9 +60,10 @@ cdef enum:
     COUNTER_KEY = 0            # the table key tells positions apart by the plies left before a
                                # counter draw, when fewer than COUNTER_KEYS (switch counter_key;
                                # measured, H0 at 0.1 s: off)
-    TB_DRAW = 0                # a table draw that the evaluation calls better for the root's side
+    TB_DRAW = 4                # a table draw that the evaluation calls better for the root's side
                                # scores a share of it, at most 5 x this many centi-men (switch
-                               # tb_draw; 0: the draw's score)
+                               # tb_draw; 0: the draw's score; measured: neutral in self-play,
+                               # better against an engine without tables: on)
     AGE = 0                    # killers and history aged between the searches of a game (switch age:
                                # 1 shifts the killers and halves the history; 0 keeps them as they are)
     QS_THREAT_EXT = 0          # default quiet plies a quiescence path may spend answering threats
@@ -730,6 +731,8 @@ cdef class Searcher:
     cdef readonly CoreTables tables
     cdef public int lmr, qs_threat, single_ext, probcut, eval_cache, root_order, age, counter_key, tb_draw   # search switches (tests, tuning)
     cdef public int contempt   # centi-men a draw costs the side to move at the root (the other side gains them)
+    cdef public int playing    # 1: the search chooses a move to play (tb_draw on); 0: it scores
+                               # positions (analysis, books, self-play labels), no side favoured
 
     def __cinit__(self):
         self.st.moves = NULL
@@ -764,6 +767,7 @@ cdef class Searcher:
         self.tb_draw = TB_DRAW
         self.age = AGE
         self.contempt = 0
+        self.playing = 0
         self.st.rng = <uint64_t>0x2545F4914F6CDD1D ^ <uint64_t><size_t><void*>self
         self.clear_heuristics()
 
@@ -906,7 +910,7 @@ cdef class Searcher:
         st.opt_eval_cache = self.eval_cache
         st.opt_root_order = self.root_order
         st.opt_counter_key = self.counter_key
-        st.opt_tb_draw = self.tb_draw
+        st.opt_tb_draw = self.tb_draw if self.playing else 0
         st.root_side = root.b.side
         st.draw[root.b.side] = -self.contempt
         st.draw[1 - root.b.side] = self.contempt

@@ -124,8 +124,10 @@ def plan(settings: Settings, game: Game, limits: Limits, mode: str, searchers: l
     if settings.tables.prepare_root(searchers, game):
         max_depth = 1      # every move's exact distance is one probe away
     for s in searchers:
-        # a draw costs the side to move `contempt` when it plays; analysis has no side
+        # a draw costs the side to move `contempt` when it plays, and table draws lean towards
+        # the side to move's evaluation (switch tb_draw); analysis has no side
         s.contempt = 0 if mode == "analyze" else settings.contempt
+        s.playing = int(mode != "analyze")
     return Plan(lines, max_depth, node_limit, weak)
 
 

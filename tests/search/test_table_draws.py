@@ -24,11 +24,12 @@ def tables():
     return e.searchers.main.tables
 
 
-def search(tables, fen: str, tb_draw: int, depth: int = 6) -> tuple[int, tuple]:
+def search(tables, fen: str, tb_draw: int, depth: int = 6, playing: int = 1) -> tuple[int, tuple]:
     v = get_variant("russian")
     s = Searcher(v.core_rules, TransTable(16), eval_weights(v.name))
     s.set_tables(tables, 4)
     s.tb_draw = tb_draw
+    s.playing = playing
     board = Position.parse("russian", fen).board
     result = None
     for d in range(1, depth + 1):
@@ -55,3 +56,25 @@ def test_the_stronger_side_scores_its_draws_by_the_evaluation_within_the_cap(tab
 def test_the_weaker_side_keeps_a_plain_draw(tables):
     assert search(tables, WEAKER_TO_MOVE, 4) == search(tables, WEAKER_TO_MOVE, 0)
     assert search(tables, WEAKER_TO_MOVE, 8)[0] == 0
+
+
+def test_a_searcher_that_scores_positions_keeps_table_draws_level(tables):
+    # analysis, books and self-play labels score positions for neither side
+    assert search(tables, STRONGER_TO_MOVE, 4, playing=0) == search(tables, STRONGER_TO_MOVE, 0)
+
+
+def test_the_engine_leans_when_it_plays_and_not_when_it_analyses():
+    from protocol import Limits
+
+    e = Engine()
+    e.set_param("variant", "russian")
+    e.set_param("tt-size", "16")
+    e.init()
+    scores = {}
+    for mode in ("think", "analyze"):
+        e.set_position(Position.parse("russian", STRONGER_TO_MOVE).hub(), [])
+        infos = []
+        e.search(Limits(depth=6), mode, infos.append)
+        scores[mode] = infos[-1].score
+    assert scores["analyze"] == 0.0
+    assert 0.0 < scores["think"] <= 0.2
