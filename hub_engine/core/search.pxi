@@ -140,11 +140,12 @@ cdef inline int cached_eval(SearchState* st, const Board* b) noexcept nogil:
 
 
 cdef inline int table_draw(SearchState* st, const Board* b) noexcept nogil:
-    """The score of a position the tables call drawn. With tb_draw on, when the evaluation favours
-    the root's side, an eighth of it (at most 5 x tb_draw centi-men) is added to the draw's: an
-    opponent without tables can still go wrong in a drawn ending, so of the draws on offer the
-    engine keeps the one with the most to play for, not the first one found. A draw that favours
-    the other side stays a plain draw, so the engine never gives up a safe draw for a risky line."""
+    """The score of a position the tables call drawn. With tb_draw on (a search that plays), when
+    the evaluation favours the root's side, an eighth of it (at most 5 x tb_draw centi-men) is
+    added to the draw's: an opponent without tables can still go wrong in a drawn ending, so of the
+    draws on offer the engine keeps the one with the most to play for, not the first one found. A
+    draw that favours the other side scores as before, so the engine is no readier than before to
+    leave a proven draw for an unproven line."""
     cdef int v, cap
     if not st.opt_tb_draw:
         return st.draw[b.side]

@@ -1,5 +1,6 @@
 """Table draws with the switch tb_draw: of the draws the tables prove, the root's side keeps the
-one its evaluation likes best, and never gives up a draw for a line its evaluation likes less."""
+one its evaluation likes best; a draw that favours the other side scores as a plain draw, and a
+search that scores positions (analysis) scores every table draw as a draw."""
 from __future__ import annotations
 
 import pytest
