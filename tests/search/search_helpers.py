@@ -16,9 +16,11 @@ def board_of(variant: str, text: str = "start"):
     return (Position.start(v) if text == "start" else Position.from_hub(v, text)).board
 
 
-def deepen(variant: str, text, depth: int, history=(), counters=None, contempt: int = 0):
-    """Iterate depths 1..depth with a full window; the last result tuple."""
-    s = make_searcher(variant)
+def deepen(variant: str, text, depth: int, history=(), counters=None, contempt: int = 0,
+           searcher: Searcher | None = None):
+    """Iterate depths 1..depth with a full window; the last result tuple. `searcher` (set up by
+    the caller: tables, switches) replaces the fresh one."""
+    s = searcher or make_searcher(variant)
     s.contempt = contempt
     b = board_of(variant, text) if isinstance(text, str) else text
     counters = b.initial_counters() if counters is None else counters

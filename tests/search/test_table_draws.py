@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from hub_engine.core import INF, Searcher, TransTable, eval_weights
 from hub_engine.engine import Engine
 from hub_engine.rules.position import Position
-from hub_engine.rules.variants import get_variant
+from protocol import Limits
+
+from search_helpers import deepen, make_searcher
 
 # russian, 5 pieces: two kings and a man against two kings. Every line ends in a 4-piece table
 # draw (the shipped tables), so without the switch every move scores 0.
@@ -17,25 +18,25 @@ WEAKER_TO_MOVE = "B:WK32,K16,5:BK3,K6"
 
 
 @pytest.fixture(scope="module")
-def tables():
+def engine():
     e = Engine()
     e.set_param("variant", "russian")
     e.set_param("tt-size", "16")
     e.init()
-    return e.searchers.main.tables
+    return e
+
+
+@pytest.fixture(scope="module")
+def tables(engine):
+    return engine.searchers.main.tables
 
 
 def search(tables, fen: str, tb_draw: int, depth: int = 6, playing: int = 1) -> tuple[int, tuple]:
-    v = get_variant("russian")
-    s = Searcher(v.core_rules, TransTable(16), eval_weights(v.name))
+    s = make_searcher("russian")
     s.set_tables(tables, 4)
     s.tb_draw = tb_draw
     s.playing = playing
-    board = Position.parse("russian", fen).board
-    result = None
-    for d in range(1, depth + 1):
-        result = s.iterate(board, d, -INF, INF, [], board.initial_counters(), 0.0, 0)
-        assert result[3]
+    result = deepen("russian", Position.parse("russian", fen).board, depth, searcher=s)
     return result[0], tuple(result[1][:1])
 
 
@@ -45,7 +46,7 @@ def test_off_every_table_draw_scores_zero(tables):
 
 
 def test_the_stronger_side_scores_its_draws_by_the_evaluation_within_the_cap(tables):
-    off_score, off_move = search(tables, STRONGER_TO_MOVE, 0)
+    off_move = search(tables, STRONGER_TO_MOVE, 0)[1]
     scores = {n: search(tables, STRONGER_TO_MOVE, n) for n in (1, 4, 8)}
     for n, (score, _) in scores.items():
         assert 0 < score <= 5 * n, (n, score)
@@ -64,18 +65,12 @@ def test_a_searcher_that_scores_positions_keeps_table_draws_level(tables):
     assert search(tables, STRONGER_TO_MOVE, 4, playing=0) == search(tables, STRONGER_TO_MOVE, 0)
 
 
-def test_the_engine_leans_when_it_plays_and_not_when_it_analyses():
-    from protocol import Limits
-
-    e = Engine()
-    e.set_param("variant", "russian")
-    e.set_param("tt-size", "16")
-    e.init()
+def test_the_engine_leans_when_it_plays_and_not_when_it_analyses(engine):
     scores = {}
     for mode in ("think", "analyze"):
-        e.set_position(Position.parse("russian", STRONGER_TO_MOVE).hub(), [])
+        engine.set_position(Position.parse("russian", STRONGER_TO_MOVE).hub(), [])
         infos = []
-        e.search(Limits(depth=6), mode, infos.append)
+        engine.search(Limits(depth=6), mode, infos.append)
         scores[mode] = infos[-1].score
     assert scores["analyze"] == 0.0
     assert 0.0 < scores["think"] <= 0.2
