@@ -10,6 +10,7 @@ in the games).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import IO
 
@@ -40,6 +41,16 @@ class Reply:
             parts.append(f"{self.score:+.2f}" + ("" if self.depth is None else f"/{self.depth}"))
         parts.append(f"{self.seconds:.3f}s")
         return " ".join(parts)
+
+
+_COMMENT_SCORE = re.compile(r"\s*([+-]?\d+(?:\.\d+)?)/(\d+)\b")
+
+
+def comment_score(text: str | None) -> tuple[float, int] | None:
+    """The score (men, the mover's view) and depth a move's comment gives, as Reply.comment
+    writes them (`+0.35/14 0.472s`); None for a comment without them (book or forced moves)."""
+    m = _COMMENT_SCORE.match(text or "")
+    return (float(m.group(1)), int(m.group(2))) if m else None
 
 
 def parse_params(items: list[str] | None, what: str = "match") -> list[tuple[str, str]]:

@@ -12,15 +12,14 @@ opening and the middlegame, not by how an ending was played.
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import sys
 from dataclasses import dataclass, field
 
+from hub_engine.matches.engines import comment_score
 from hub_engine.rules.pdn import iter_pdn_file
 
 DRAWS = ("1/2-1/2", "1-1")
-SCORE = re.compile(r"\s*([+-]?\d+(?:\.\d+)?)/(\d+)\b")
 
 
 @dataclass
@@ -48,19 +47,20 @@ class PlayerDraws:
 def settled_ply(game, depth: int, within: float) -> dict[str, int | None]:
     """For each player of a game, the first ply at which its comment shows a search of at least
     `depth` plies scoring within `within` men of level (None: never)."""
-    first: dict[str, int | None] = {game.tags.get("White", "White"): None,
-                                    game.tags.get("Black", "Black"): None}
-    for ply, pos, _ in game.positions():
-        if ply >= len(game.moves):
-            break
-        m = SCORE.match(game.moves[ply].comment or "")
-        if not m or int(m.group(2)) < depth or abs(float(m.group(1))) > within:
+    at: dict[str, int | None] = {game.tags.get("White", "White"): None,
+                                 game.tags.get("Black", "Black"): None}
+    # the movers alternate from the start's side: the reader has already replayed the moves
+    first = game.start.side_name.capitalize()
+    colours = (first, "Black" if first == "White" else "White")
+    for ply, rec in enumerate(game.moves):
+        said = comment_score(rec.comment)
+        if said is None or said[1] < depth or abs(said[0]) > within:
             continue
-        colour = pos.side_name.capitalize()
+        colour = colours[ply % 2]
         player = game.tags.get(colour, colour)
-        if first.get(player) is None:
-            first[player] = ply
-    return first
+        if at.get(player) is None:
+            at[player] = ply
+    return at
 
 
 def scan(path: str, variant: str = "russian", depth: int = 40,

@@ -50,3 +50,13 @@ def test_command_line(drawn_pdn, capsys, tmp_path):
     empty.write_text("")
     assert settled.main([str(empty)]) == 0
     assert capsys.readouterr().out.strip().endswith("no drawn games")
+
+
+def test_comment_score_reads_what_reply_comment_writes():
+    from hub_engine.matches.engines import Reply, comment_score
+
+    assert comment_score(Reply("11-15", 0.472, 0.35, depth=14).comment()) == (0.35, 14)
+    assert comment_score(Reply("11-15", 0.1, -1.5, depth=3).comment()) == (-1.5, 3)
+    assert comment_score(Reply("11-15", 0.004, None).comment()) is None     # book or forced
+    assert comment_score(Reply("11-15", 0.1, 0.2).comment()) is None        # no depth said
+    assert comment_score(None) is None
