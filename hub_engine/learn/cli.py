@@ -63,6 +63,9 @@ def add_parser(sub) -> None:
                     help=f"L-BFGS iterations at most (default {t.max_iter})")
     tr.add_argument("--init", default=None, metavar="WEIGHTS",
                     help="start from these weights (default: zero patterns, hand-like scalars)")
+    tr.add_argument("--anchor", action="store_true",
+                    help="the L2 penalty pulls the patterns toward the --init weights instead "
+                         "of 0 (a new generation from fewer games)")
 
     en = steps.add_parser("endings", help="fit the ending values of a weight file to self-play "
                           "positions and endgame tables (needs numpy and scipy)")
@@ -139,7 +142,9 @@ def _train(args: argparse.Namespace) -> int:
     from hub_engine.learn.train import train_files
 
     cfg = TrainConfig(l2=args.l2, blend=args.blend, holdout=args.holdout, seed=args.seed,
-                      min_ply=args.min_ply, max_iter=args.max_iter)
+                      min_ply=args.min_ply, max_iter=args.max_iter, anchor=args.anchor)
+    if args.anchor and not args.init:
+        raise ValueError("--anchor needs --init (the weights to pull toward)")
     if args.max_iter < 1 or not 0 <= args.holdout < 1 or not 0 <= args.blend <= 1:
         raise ValueError("--max-iter must be positive, --holdout in [0, 1), --blend in [0, 1]")
     report = train_files(args.variant, args.data, args.out, cfg, init=args.init,

@@ -12,3 +12,4 @@ class TrainConfig:
     seed: int = 1              # of the held-out split
     min_ply: int = 0           # skip positions before this ply
     max_iter: int = 300        # L-BFGS iterations at most
+    anchor: bool = False       # the L2 penalty pulls toward the --init weights instead of 0

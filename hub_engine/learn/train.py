@@ -88,7 +88,7 @@ class Model:
     """The objective over a training set: weights in men, mg then eg, patterns then scalars."""
 
     def __init__(self, f: F.Features, y: np.ndarray, k: float, l2: float,
-                 sample_weight: np.ndarray | None = None):
+                 sample_weight: np.ndarray | None = None, centre: np.ndarray | None = None):
         from scipy.sparse import csr_matrix
 
         n = len(y)
@@ -103,6 +103,9 @@ class Model:
         self.xt = self.x.T.tocsr()
         self.scal = f.scalars.astype(np.float64)
         self.w = (np.ones(n) if sample_weight is None else sample_weight) / n
+        # what the L2 penalty pulls the weights toward: 0, or the starting generation's weights
+        # (so that patterns the new games rarely show keep what the earlier games taught)
+        self.centre = np.zeros(2 * P.N_PARAMS) if centre is None else centre
 
     def scores(self, theta: np.ndarray) -> np.ndarray:
         """Side 0's score in centi-men."""
@@ -124,7 +127,7 @@ class Model:
             grad[off:off + NPAT] = self.xt @ gs
             grad[off + NPAT:off + P.N_PARAMS] = self.scal.T @ gs
         for off in (0, P.N_PARAMS):
-            pat = theta[off:off + NPAT]
+            pat = theta[off:off + NPAT] - self.centre[off:off + NPAT]
             loss += self.l2 * float(pat @ pat)
             grad[off:off + NPAT] += 2 * self.l2 * pat
         return float(loss), grad
@@ -241,12 +244,14 @@ def train(variant: str, rec: np.ndarray, keys: np.ndarray, cfg: TrainConfig,
     first, y_u = dedupe(tr, targets(tr, k, cfg.blend))
     tr_u, f_tr = tr[first], f_use.take(~held).take(first)    # features depend on the row alone
     log(f"{variant}: {len(tr_u)} unique training positions")
-    model = Model(f_tr, y_u, k, cfg.l2)
     theta0 = initial_theta(hand) if init_values is None else theta_from_values(init_values)
+    model = Model(f_tr, y_u, k, cfg.l2, centre=theta0 if cfg.anchor else None)
     theta = fit(model, theta0, cfg.max_iter, log)
     values = quantize(theta)
     report = {"variant": variant, "positions": int(len(rec)), "train_unique": int(len(tr_u)),
               "held_out": int(len(ho)), "k": round(k, 1), "l2": cfg.l2, "blend": cfg.blend}
+    if cfg.anchor:
+        report["anchor"] = True
     if len(ho):
         f_ho = f_use.take(held)
         y_ho = (ho["result"].astype(np.float64) + 1) / 2
@@ -277,6 +282,7 @@ def train_files(variant: str, dirs, out, cfg: TrainConfig, init=None,
     values, report = train(variant, rec, keys, cfg, init_values, log)
     report = {**report, "games": summary["games"], "seconds": round(time.perf_counter() - t0, 1)}
     notes = {**report, "data": [Path(d).name for d in dirs], "settings": _settings(dirs, variant)}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_bytes(encode(variant, values.tolist(), notes))
     return report
 

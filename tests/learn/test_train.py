@@ -89,3 +89,26 @@ def test_fit_k_finds_the_scale_of_the_data():
     score = rng.normal(0, 300, 200000)
     y = (rng.random(len(score)) < T.sigmoid(score / 180.0)).astype(float)
     assert T.fit_k(score, y) == pytest.approx(180.0, rel=0.05)
+
+
+def test_anchor_keeps_the_starting_weights_the_games_do_not_show():
+    """With `anchor`, the L2 penalty pulls toward the starting generation: a pattern entry no
+    training position shows keeps its value, and the entries the data do show still move toward
+    the data; without it the same penalty pulls every entry toward 0."""
+    rng = np.random.default_rng(6)
+    f = _few_men(3000, 7)
+    truth = _theta({"men": (1.0, 1.0)})
+    truth[:T.NPAT] = rng.normal(0, 0.3, T.NPAT)
+    truth[P.N_PARAMS:P.N_PARAMS + T.NPAT] = truth[:T.NPAT]
+    y = T.sigmoid(T.Model(f, np.zeros(len(f)), K, 0.0).scores(truth) / K)
+    start = _theta({"men": (1.0, 1.0)})
+    start[:T.NPAT] = 0.5                                     # an earlier generation's patterns
+    unseen = np.ones(T.NPAT, bool)
+    unseen[np.unique(f.index)] = False
+    assert unseen.sum() > 1000
+    anchored = T.fit(T.Model(f, y, K, l2=1e-3, centre=start), start.copy(), 200)
+    plain = T.fit(T.Model(f, y, K, l2=1e-3), start.copy(), 200)
+    assert np.allclose(anchored[:T.NPAT][unseen], 0.5)
+    assert np.allclose(plain[:T.NPAT][unseen], 0.0, atol=1e-3)
+    data_loss = T.Model(f, y, K, 0.0)                        # the data's part of the loss alone
+    assert data_loss(anchored)[0] < data_loss(start)[0] - 0.001   # the data still move them
