@@ -189,6 +189,10 @@ def test_learn_cli_end_to_end_and_errors(tmp_path):
                                   str(tmp_path), "--out", str(tmp_path / "w.bin")],
                            capture_output=True, text=True, timeout=60)
     assert empty.returncode == 2 and "no complete russian self-play shards" in empty.stderr
+    loose = subprocess.run(cmd + ["learn", "train", "--variant", "english", "--data",
+                                  str(tmp_path), "--out", str(tmp_path / "w.bin"), "--anchor"],
+                           capture_output=True, text=True, timeout=60)
+    assert loose.returncode == 2 and "--anchor needs --init" in loose.stderr
 
 
 def test_a_table_probe_ends_the_game_with_its_value():
