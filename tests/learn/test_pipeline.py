@@ -83,9 +83,10 @@ def test_train_end_to_end_writes_loadable_weights(tmp_path):
         assert 0 < report[key] < 5, key
     assert "loss_init" not in report
     # from these weights again: the starting weights' loss on the same held-out games
-    again = train_files("brazilian", [data], tmp_path / "w2.bin",
-                        TrainConfig(holdout=0.34, max_iter=0), init=out)
+    again = train_files("brazilian", [data], tmp_path / "new" / "w2.bin",
+                        TrainConfig(holdout=0.34, max_iter=0, anchor=True), init=out)
     assert again["loss_init"] == pytest.approx(report["loss_learned"], abs=1e-5)
+    assert again["anchor"] and (tmp_path / "new" / "w2.bin").exists()   # its directory made
     header, values = read_values(out)
     assert header["variant"] == "brazilian" and header["notes"]["games"] == 6
     weights = evaluation("brazilian", str(out))
