@@ -157,13 +157,13 @@ def test_eval_parameter_over_hub():
     try:
         hub.send("hub")
         hello = hub.until("wait")
-        assert 'param name=eval value=learned type=enum values="learned hand learned-v1 learned-v2"' in hello
+        assert 'param name=eval value=learned type=enum values="learned hand learned-v1 learned-v2 learned-v3"' in hello
         hub.send("set-param name=variant value=russian")
         hub.send("set-param name=eval value=bogus")
         hub.send("ping")
         assert any(l.startswith("error") and "bad value 'bogus' for eval" in l
                    for l in hub.until("pong"))
-        for kind in ("hand", "learned", "learned-v1", "learned-v2"):
+        for kind in ("hand", "learned", "learned-v1", "learned-v2", "learned-v3"):
             hub.send(f"set-param name=eval value={kind}")
             hub.send("init")
             hub.until("ready")
