@@ -94,14 +94,15 @@ class HubClient:
                                          preexec_fn=self.preexec_fn)
         except OSError as exc:
             raise EngineError(f"cannot start {shlex.join(self.command)}: {exc}") from None
-        self._threads = [
-            threading.Thread(target=self._pump, args=(self.proc.stdout, self.out, True),
-                             daemon=True),
-            threading.Thread(target=self._pump, args=(self.proc.stderr, self.err, False),
-                             daemon=True),
-        ]
-        for t in self._threads:
-            t.start()
+        # a reader joins the list only once started: kill() from another thread (a tournament's
+        # Ctrl-C clean-up while a worker restarts an engine) must find nothing it cannot join
+        self._threads = []
+        for pipe, stream, is_stdout in ((self.proc.stdout, self.out, True),
+                                        (self.proc.stderr, self.err, False)):
+            reader = threading.Thread(target=self._pump, args=(pipe, stream, is_stdout),
+                                      daemon=True)
+            reader.start()
+            self._threads.append(reader)
         return self
 
     def _pump(self, pipe, stream: Stream, is_stdout: bool) -> None:
