@@ -32,10 +32,10 @@ VERSION = 2                      # written when a file holds ending values, else
 VERSIONS = (1, 2)
 _HEAD = struct.Struct("<4sHI")
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-# learned: the shipped weights with their ending values; hand: eval.json; learned-v1, learned-v2,
-# learned-v3: the first, second and third generations of learned weights (their patterns, without
-# ending values), kept for comparison once the shipped weights have moved on (kind -> its folder
-# of DATA_DIR); the kinds a Hub client may choose list them after learned and hand
+# learned: the shipped weights with their ending values; hand: eval.json; learned-vN: the N-th
+# generation of learned weights (its patterns, without ending values), kept for comparison once
+# the shipped weights have moved on (kind -> its folder of DATA_DIR); the kinds a Hub client may
+# choose list them after learned and hand, so a new generation is one entry here
 GENERATIONS = {"learned-v1": "v1", "learned-v2": "v2", "learned-v3": "v3"}
 EVAL_KINDS = ("learned", "hand", *GENERATIONS)
 # rule-sets that share weights: spanish plays by the portuguese rules
@@ -179,8 +179,8 @@ def v1_path(variant: str) -> Path:
 def evaluation(variant: str, kind: str = "learned") -> dict:
     """The weights dict a Searcher takes: `hand` (hub_engine/data/eval.json), `learned` (the
     shipped weights of the variant with their ending values; the hand-set ones, with a warning,
-    if none are installed), `learned-v1`, `learned-v2` or `learned-v3` (an earlier generation:
-    its patterns without ending values) or the path of a weight file."""
+    if none are installed), `learned-vN` (an earlier generation, one of GENERATIONS: its
+    patterns without ending values) or the path of a weight file."""
     from hub_engine.core import eval_weights
 
     weights = eval_weights(variant)
