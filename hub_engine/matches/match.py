@@ -44,7 +44,7 @@ from hub_engine.matches.games import (GameRecord, MoveStats, TimeControl,
 from hub_engine.matches.openings import (ballot_openings, choose_openings, is_balanced,
                                          opening_score, random_openings, read_openings)
 from hub_engine.matches.sprt import SPRT
-from hub_engine.matches.statefile import StateFile, StateFileError
+from hub_engine.matches.statefile import StateFile, StateFileError, interrupted_line
 from hub_engine.program import self_command
 from hub_engine.rules.variants import VARIANTS, get_variant
 
@@ -150,6 +150,7 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     failures: list[str] = []
     sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
     decided = threading.Event()
+    interrupted = threading.Event()      # Ctrl-C: record nothing more
     state = open_state(args.state, {
         "variant": variant, "games": n_games, "openings": openings,
         "engines": [{"name": n, "command": c, "params": [list(p) for p in ps]}
@@ -192,7 +193,7 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         return local.pair
 
     def one(i: int) -> None:
-        if decided.is_set():
+        if decided.is_set() or interrupted.is_set():
             return
         e1, e2 = engines_of_thread()
         opening = openings[i // 2]
@@ -200,10 +201,14 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         pair = (e2, e1) if swap else (e1, e2)
         rec = play_game(i + 1, variant, opening, pair, (tc2, tc1) if swap else (tc1, tc2),
                         args.max_plies, adjudication)
+        if interrupted.is_set():
+            return                  # its engines were killed under it: a resume replays it
         rec.first_engine_side = 1 if swap else 0
         if rec.failure and rec.reason.endswith("could not start"):
             raise MatchError(rec.failure)
         with lock:
+            if interrupted.is_set():
+                return              # interrupted as it ended: the count printed leaves it out
             try:
                 state.add(str(i + 1), rec)
             except StateFileError as exc:
@@ -231,6 +236,19 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
             except MatchError:
                 for fut in futures:
                     fut.cancel()
+                raise
+            except KeyboardInterrupt:
+                # stop now, not when the queued games are played: begin none, and end the
+                # ones under way by killing their engines (the finished games are kept)
+                with lock:
+                    interrupted.set()
+                    engines = [e for pair in workers for e in pair]
+                    done = len(results)
+                for fut in futures:
+                    fut.cancel()
+                for e in engines:
+                    e.kill()
+                print(interrupted_line(done, n_games, args.state), file=out, flush=True)
                 raise
     finally:
         for pair in workers:

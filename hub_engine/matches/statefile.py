@@ -91,3 +91,9 @@ class StateFile:
         if self.file is not None:
             self.file.close()
             self.file = None
+
+
+def interrupted_line(done: int, total: int, path: str | None) -> str:
+    """What a match or a tournament stopped by Ctrl-C prints: how far it got and how to go on."""
+    return (f"interrupted after {done} of {total} games"
+            + (f"; run the same command again to play the rest (state: {path})" if path else ""))

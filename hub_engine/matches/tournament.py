@@ -33,7 +33,7 @@ from hub_engine.matches.games import (Adjudication, GameRecord, TimeControl,
                                       game_of_task, pdn_text, play_task, stats_by_name)
 from hub_engine.matches.openings import choose_openings
 from hub_engine.matches.standings import Standings, as_json, cross_table, rating_table, standings
-from hub_engine.matches.statefile import StateFile, StateFileError
+from hub_engine.matches.statefile import StateFile, StateFileError, interrupted_line
 from hub_engine.rules.variants import VARIANTS, get_variant
 
 FORMATS = ("round-robin", "gauntlet")
@@ -316,9 +316,7 @@ def finish(args: argparse.Namespace, settings: dict, records: list[GameRecord], 
             print(f"no ratings: {exc}", file=out)
     outcome = TournamentOutcome(records, total, st, unplayed, interrupted)
     if interrupted:
-        print(f"interrupted after {len(records)} of {total} games"
-              + (f"; run the same command again to play the rest (state: {args.state})"
-                 if args.state else ""), file=out, flush=True)
+        print(interrupted_line(len(records), total, args.state), file=out, flush=True)
     if st is not None:
         print(f"\nRating list ({len(records)} of {total} games):", file=out)
         print(rating_table(st), file=out)

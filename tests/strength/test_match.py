@@ -9,6 +9,7 @@ import os
 import random
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ from hub_engine.rules.pdn import read_pdn_file
 from hub_engine.rules.position import Game
 from client_envs import SETUP_HINT, python_of
 from launchers import engine_command
+from runs import start, wait_for_games
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -479,6 +481,33 @@ def test_a_match_with_a_state_file_resumes_without_replaying(tmp_path):
     again, out = run(*argv)
     assert not GAME_LINE.search(out) and again == results
     assert "(russian, 6 games)" in out.splitlines()[-1]
+
+
+def test_ctrl_c_stops_a_match_at_once_and_it_resumes(tmp_path):
+    """Ctrl-C (SIGINT) ends the match within seconds: no game not yet begun is played, the
+    games under way are dropped (the engines are killed under them), the finished ones stay in
+    the state file, and the same command plays only the rest."""
+    state = tmp_path / "m.jsonl"
+    # games of about a second each (40 plies of 0.03 s): 20 of them would take 10 s at two a time
+    argv = ["--variant", "brazilian", "--engine1", f"{FAKE} slow 0.03", "--engine2",
+            f"{FAKE} slow 0.03", "--games", "20", "--move-time", "1", "--max-plies", "40",
+            "--concurrency", "2"]
+    proc = start("match", argv, state)
+    wait_for_games(state, 2, proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    first = state_games(state)
+    # two games finished, at most two under way (and a slow machine's extra second): not 20
+    assert 2 <= len(first) < 8, "the match played on after Ctrl-C"
+    assert f"interrupted after {len(first)} of 20 games; run the same command again" in out
+    assert all(not g["game"].get("failure") for g in first)
+    numbers = sorted(int(g["key"]) for g in first)
+    again, out = run(*argv, "--state", str(state))
+    assert f"resuming from {state}: {len(first)} games already played" in out
+    played = sorted(int(n) for n in GAME_LINE.findall(out))
+    assert not set(played) & set(numbers) and len(played) == 20 - len(first)
+    assert sorted(int(g["key"]) for g in state_games(state)) == list(range(1, 21))
 
 
 def test_an_sprt_goes_on_from_the_state_file(tmp_path):

@@ -7,9 +7,7 @@ import json
 import re
 import shlex
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,8 @@ from hub_engine.matches import tournament as tour
 from hub_engine.matches.games import Adjudication
 from hub_engine.rules.pdn import read_pdn_file
 from hub_engine.rules.position import Game, Position
-from launchers import default_sigint, engine_command
+from launchers import engine_command
+from runs import start, wait_for_games
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -132,22 +131,6 @@ def state_games(path: Path) -> list[dict]:
     return [json.loads(x) for x in lines[1:]]
 
 
-def start(argv: list[str], state: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "hub_engine", "tournament", *argv,
-                             "--state", str(state)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
-
-
-def wait_for_games(state: Path, count: int, proc: subprocess.Popen, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if state.exists() and len(state.read_text().splitlines()) - 1 >= count:
-            return
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {count} games within {timeout} s")
-
-
 def test_killed_tournament_resumes_without_replaying(tmp_path):
     """Interrupted with Ctrl-C (SIGINT), then killed outright (SIGKILL) mid-game, then run to
     the end: each run plays only what is missing, and no game is played twice."""
@@ -160,7 +143,7 @@ def test_killed_tournament_resumes_without_replaying(tmp_path):
             "--json", str(tmp_path / "t.json")]
     total = 3 * 6
     # 1. Ctrl-C: the games so far stay, the run says how to go on and exits with 130
-    proc = start(argv, state)
+    proc = start("tournament", argv, state)
     wait_for_games(state, 2, proc)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
@@ -170,7 +153,7 @@ def test_killed_tournament_resumes_without_replaying(tmp_path):
     assert 2 <= len(first) < total
     assert json.loads((tmp_path / "t.json").read_text())["complete"] is False
     # 2. resumed, then killed with SIGKILL: no clean-up at all
-    proc = start(argv, state)
+    proc = start("tournament", argv, state)
     wait_for_games(state, len(first) + 2, proc)
     proc.kill()
     out, _ = proc.communicate(timeout=60)
