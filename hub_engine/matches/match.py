@@ -112,6 +112,7 @@ class MatchOutcome:
 
     results: list[float]
     failures: list[str] = field(default_factory=list)
+    interrupted: bool = False           # stopped by Ctrl-C before its end
 
 
 def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
@@ -243,13 +244,10 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
                 with lock:
                     interrupted.set()
                     engines = [e for pair in workers for e in pair]
-                    done = len(results)
                 for fut in futures:
                     fut.cancel()
                 for e in engines:
                     e.kill()
-                print(interrupted_line(done, n_games, args.state), file=out, flush=True)
-                raise
     finally:
         for pair in workers:
             for e in pair:
@@ -265,7 +263,9 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     if sprt is not None:
         sprt.results = complete_pairs(results)
         print(sprt.line(), file=out, flush=True)
-    return MatchOutcome(final, failures)
+    if interrupted.is_set():
+        print(interrupted_line(len(final), n_games, args.state), file=out, flush=True)
+    return MatchOutcome(final, failures, interrupted.is_set())
 
 
 def open_state(path: str | None, settings: dict) -> StateFile:
@@ -357,7 +357,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The CLI handler: 0 for a clean match, 1 when an engine failed to start or crashed."""
+    """The CLI handler: 0 for a clean match, 1 when an engine failed to start or crashed, 130
+    after Ctrl-C."""
     if args.games < 1:
         raise SystemExit("match: error: --games must be at least 1")
     if args.sprt and not (args.sprt[0] < args.sprt[1] and 0 < args.alpha < 1 and 0 < args.beta < 1):
@@ -367,6 +368,8 @@ def run(args: argparse.Namespace) -> int:
     except MatchError as exc:
         print(f"match: error: {exc}", file=sys.stderr)
         return 1
+    if outcome.interrupted:
+        return 130
     if outcome.failures:
         print(f"match: error: {len(outcome.failures)} game(s) ended by an engine failure, so "
               "this is not a clean result:", file=sys.stderr)

@@ -501,6 +501,7 @@ def test_ctrl_c_stops_a_match_at_once_and_it_resumes(tmp_path):
     # two games finished, at most two under way (and a slow machine's extra second): not 20
     assert 2 <= len(first) < 8, "the match played on after Ctrl-C"
     assert f"interrupted after {len(first)} of 20 games; run the same command again" in out
+    assert f"(brazilian, {len(first)} games): wins=" in out      # the summary of what was played
     assert all(not g["game"].get("failure") for g in first)
     numbers = sorted(int(g["key"]) for g in first)
     again, out = run(*argv, "--state", str(state))
