@@ -202,14 +202,12 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         pair = (e2, e1) if swap else (e1, e2)
         rec = play_game(i + 1, variant, opening, pair, (tc2, tc1) if swap else (tc1, tc2),
                         args.max_plies, adjudication)
-        if interrupted.is_set():
-            return                  # its engines were killed under it: a resume replays it
         rec.first_engine_side = 1 if swap else 0
         if rec.failure and rec.reason.endswith("could not start"):
             raise MatchError(rec.failure)
         with lock:
             if interrupted.is_set():
-                return              # interrupted as it ended: the count printed leaves it out
+                return              # Ctrl-C: its engines may have been killed under it
             try:
                 state.add(str(i + 1), rec)
             except StateFileError as exc:

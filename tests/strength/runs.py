@@ -2,6 +2,7 @@
 that stop them as a user does (Ctrl-C, a kill) and look at what their state file kept."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -29,3 +30,8 @@ def wait_for_games(state: Path, count: int, proc: subprocess.Popen, timeout: flo
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.05)
     raise AssertionError(f"fewer than {count} games within {timeout} s")
+
+
+def state_games(path: Path) -> list[dict]:
+    """The games a state file holds (its first line is the settings)."""
+    return [json.loads(x) for x in path.read_text().splitlines()[1:]]

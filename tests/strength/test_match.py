@@ -22,7 +22,7 @@ from hub_engine.rules.pdn import read_pdn_file
 from hub_engine.rules.position import Game
 from client_envs import SETUP_HINT, python_of
 from launchers import engine_command
-from runs import start, wait_for_games
+from runs import start, state_games, wait_for_games
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -452,10 +452,6 @@ def test_concurrent_games_are_all_counted():
 
 # --- the state file: a killed match resumes --------------------------------------------------
 
-def state_games(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text().splitlines()[1:]]
-
-
 GAME_LINE = re.compile(r"^game +(\d+)/\d+ ", re.M)
 
 
@@ -484,7 +480,7 @@ def test_a_match_with_a_state_file_resumes_without_replaying(tmp_path):
 
 
 def test_ctrl_c_stops_a_match_at_once_and_it_resumes(tmp_path):
-    """Ctrl-C (SIGINT) ends the match within seconds: no game not yet begun is played, the
+    """Ctrl-C (SIGINT) ends the match at once: no game not yet begun is played, the
     games under way are dropped (the engines are killed under them), the finished ones stay in
     the state file, and the same command plays only the rest."""
     state = tmp_path / "m.jsonl"

@@ -18,7 +18,7 @@ from hub_engine.matches.games import Adjudication
 from hub_engine.rules.pdn import read_pdn_file
 from hub_engine.rules.position import Game, Position
 from launchers import engine_command
-from runs import start, wait_for_games
+from runs import start, state_games, wait_for_games
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -124,11 +124,6 @@ def test_round_robin_with_a_crashing_and_cheating_engine(tmp_path):
         for text in g.moves:
             board.push(Move(board, pdn_move=text))
         assert len(g.moves) == len(mine.moves)
-
-
-def state_games(path: Path) -> list[dict]:
-    lines = path.read_text().splitlines()
-    return [json.loads(x) for x in lines[1:]]
 
 
 def test_killed_tournament_resumes_without_replaying(tmp_path):
