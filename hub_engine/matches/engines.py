@@ -77,11 +77,15 @@ class MatchEngine:
         self.client = HubClient(command, stderr_copy=stderr)
         self.id_name = name
         self.starts = 0
+        self.retired = False            # set by retire(): never start again
 
     def start(self) -> None:
         """Spawn and handshake: hub/wait, variant (when declared), set-params, init/ready."""
         self.starts += 1
         client = self.client.start()
+        if self.retired:                # retired while spawning: its kill may have come first
+            self.client.kill()
+            raise EngineError("stopped by the runner")
         client.send("hub")
         declared_variant = False
         for line in client.until("wait", self.handshake_timeout):
@@ -103,6 +107,8 @@ class MatchEngine:
         return self.client.alive()
 
     def ensure_started(self) -> None:
+        if self.retired:
+            raise EngineError("stopped by the runner")
         if not self.alive():
             self.client.kill()
             try:
@@ -112,6 +118,12 @@ class MatchEngine:
                 raise
 
     def kill(self) -> None:
+        self.client.kill()
+
+    def retire(self) -> None:
+        """Kill the process and refuse to start again, so a game under way (or one about to
+        begin on another thread) ends at once instead of restarting the engine."""
+        self.retired = True
         self.client.kill()
 
     def quit(self) -> None:

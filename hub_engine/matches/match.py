@@ -32,8 +32,6 @@ import argparse
 import math
 import shlex
 import sys
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from hub_engine.matches import openings as opening_options
@@ -43,6 +41,7 @@ from hub_engine.matches.games import (GameRecord, MoveStats, TimeControl,
                                       play_game)
 from hub_engine.matches.openings import (ballot_openings, choose_openings, is_balanced,
                                          opening_score, random_openings, read_openings)
+from hub_engine.matches.pool import play_games
 from hub_engine.matches.sprt import SPRT
 from hub_engine.matches.statefile import StateFile, StateFileError, interrupted_line
 from hub_engine.program import self_command
@@ -143,15 +142,11 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     names = (args.name1 or "engine1", args.name2 or "engine2")
     default = shlex.join(self_command())
     commands = (args.engine1 or default, args.engine2 or default)
-    lock = threading.Lock()
     results: dict[int, float] = {}
     records: list[GameRecord] = []
-    local = threading.local()
-    workers: list[tuple[MatchEngine, MatchEngine]] = []
     failures: list[str] = []
     sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
-    decided = threading.Event()
-    interrupted = threading.Event()      # Ctrl-C: record nothing more
+    interrupted = False
     state = open_state(args.state, {
         "variant": variant, "games": n_games, "openings": openings,
         "engines": [{"name": n, "command": c, "params": [list(p) for p in ps]}
@@ -166,12 +161,11 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         results[i] = rec.score_engine1()
         records.append(rec)
 
-    def test_pairs() -> None:
-        """Run the SPRT on the finished pairs; stop the match when it decides."""
+    def decided() -> bool:
+        """Run the SPRT on the finished pairs and print it; True when it has decided."""
         sprt.results = complete_pairs(results)
         print(f"  {sprt.line()}", file=out, flush=True)
-        if sprt.status():
-            decided.set()
+        return bool(sprt.status())
 
     for key, rec in state.records.items():
         if key.isdigit() and 1 <= int(key) <= n_games:     # else not a game of this match
@@ -179,35 +173,27 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     if state.records:
         print(f"resuming from {args.state}: {len(results)} games already played, "
               f"{n_games - len(results)} to play", file=out, flush=True)
-        if sprt is not None:
-            test_pairs()
     stderr = open(args.engine_stderr, "a") if args.engine_stderr else None
 
-    def engines_of_thread() -> tuple[MatchEngine, MatchEngine]:
-        if not hasattr(local, "pair"):
-            local.pair = (MatchEngine(commands[0], names[0], variant, params[0], stderr,
-                                      HANDSHAKE_TIMEOUT),
-                          MatchEngine(commands[1], names[1], variant, params[1], stderr,
-                                      HANDSHAKE_TIMEOUT))
-            with lock:
-                workers.append(local.pair)
-        return local.pair
+    def new_engine(k: int) -> MatchEngine:
+        return MatchEngine(commands[k], names[k], variant, params[k], stderr, HANDSHAKE_TIMEOUT)
 
-    def one(i: int) -> None:
-        if decided.is_set() or interrupted.is_set():
-            return
-        e1, e2 = engines_of_thread()
-        opening = openings[i // 2]
-        swap = i % 2 == 1
-        pair = (e2, e1) if swap else (e1, e2)
-        rec = play_game(i + 1, variant, opening, pair, (tc2, tc1) if swap else (tc1, tc2),
+    def play(i: int, engine) -> GameRecord:
+        swap = i % 2 == 1                   # engine 1 plays the first mover in even games
+        pair = (engine(1), engine(0)) if swap else (engine(0), engine(1))
+        rec = play_game(i + 1, variant, openings[i // 2], pair, (tc2, tc1) if swap else (tc1, tc2),
                         args.max_plies, adjudication)
         rec.first_engine_side = 1 if swap else 0
-        if rec.failure and rec.reason.endswith("could not start"):
-            raise MatchError(rec.failure)
-        with lock:
-            if interrupted.is_set():
-                return              # Ctrl-C: its engines may have been killed under it
+        return rec
+
+    todo = [i for i in range(n_games) if i not in results]
+    if sprt is not None and state.records and decided():
+        todo = []                           # the state file's games decide it already
+    stream = play_games(todo, new_engine, play, args.concurrency)
+    try:
+        for i, rec in stream:
+            if rec.failure and rec.reason.endswith("could not start"):
+                raise MatchError(rec.failure)
             try:
                 state.add(str(i + 1), rec)
             except StateFileError as exc:
@@ -216,40 +202,19 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
             done = [results[k] for k in sorted(results)]
             t = " ".join(f"{x:.1f}" for x in rec.max_time)
             print(f"game {i + 1:3d}/{n_games} {rec.white} - {rec.black} {rec.result:7s} "
-                  f"[{rec.reason}] plies={len(rec.moves)} opening=\"{' '.join(opening)}\" "
+                  f"[{rec.reason}] plies={len(rec.moves)} opening=\"{' '.join(rec.opening)}\" "
                   f"maxtime={t}  | {summary_line(done)}", file=out, flush=True)
             if rec.problem:
                 print(f"  PROBLEM game {i + 1}: {rec.problem}", file=out, flush=True)
             if args.pdn_output:
                 with open(args.pdn_output, "a", encoding="utf-8") as f:
                     f.write(pdn_text(rec, variant, f"hub-engine match {names[0]} vs {names[1]}"))
-            if sprt is not None and (i ^ 1) in results:
-                test_pairs()
-
-    try:
-        with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
-            futures = [pool.submit(one, i) for i in range(n_games) if i not in results]
-            try:
-                for fut in futures:
-                    fut.result()
-            except MatchError:
-                for fut in futures:
-                    fut.cancel()
-                raise
-            except KeyboardInterrupt:
-                # stop now, not when the queued games are played: begin none, and end the
-                # ones under way by killing their engines (the finished games are kept)
-                with lock:
-                    interrupted.set()
-                    engines = [e for pair in workers for e in pair]
-                for fut in futures:
-                    fut.cancel()
-                for e in engines:
-                    e.kill()
+            if sprt is not None and (i ^ 1) in results and decided():
+                break                       # the games under way are not needed
+    except KeyboardInterrupt:
+        interrupted = True                  # the games under way end, unrecorded
     finally:
-        for pair in workers:
-            for e in pair:
-                e.quit()
+        stream.close()
         if stderr:
             stderr.close()
         state.close()
@@ -261,9 +226,9 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
     if sprt is not None:
         sprt.results = complete_pairs(results)
         print(sprt.line(), file=out, flush=True)
-    if interrupted.is_set():
+    if interrupted:
         print(interrupted_line(len(final), n_games, args.state), file=out, flush=True)
-    return MatchOutcome(final, failures, interrupted.is_set())
+    return MatchOutcome(final, failures, interrupted)
 
 
 def open_state(path: str | None, settings: dict) -> StateFile:

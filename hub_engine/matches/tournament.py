@@ -19,19 +19,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Iterator
 
 from hub_engine.datafiles import write_atomically
 from hub_engine.matches import openings as opening_options
-from hub_engine.matches.engines import MatchEngine, parse_params
+from hub_engine.matches.engines import parse_params
 from hub_engine.matches.games import (Adjudication, GameRecord, TimeControl,
                                       add_adjudication_arguments, adjudication_of, engine_of,
                                       game_of_task, pdn_text, play_task, stats_by_name)
 from hub_engine.matches.openings import choose_openings
+from hub_engine.matches.pool import play_games
 from hub_engine.matches.standings import Standings, as_json, cross_table, rating_table, standings
 from hub_engine.matches.statefile import StateFile, StateFileError, interrupted_line
 from hub_engine.rules.variants import VARIANTS, get_variant
@@ -115,46 +114,12 @@ def settings_of(args: argparse.Namespace, engines: dict[str, dict], openings: li
 
 def run_local(tasks: list[dict], settings: dict, concurrency: int, stderr: IO[str] | None = None
               ) -> Iterator[tuple[dict, GameRecord]]:
-    """Play tasks on `concurrency` threads; each thread keeps its own process of every engine
-    it has needed. Closing the iterator early kills the engines, so games in flight end at
-    once (their results are never yielded)."""
-    local = threading.local()
-    lock = threading.Lock()
-    started: list[MatchEngine] = []
-    stop = threading.Event()
-
-    def one(task: dict) -> GameRecord | None:
-        if stop.is_set():
-            return None
-        if not hasattr(local, "engines"):
-            local.engines = {}
-        for name in (task["white"], task["black"]):
-            if name not in local.engines:
-                local.engines[name] = engine_of(name, settings, stderr)
-                with lock:
-                    started.append(local.engines[name])
-        return game_of_task(task, settings, local.engines)
-
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
-    futures = {pool.submit(one, t): t for t in tasks}
-    finished = False
-    try:
-        for fut in as_completed(futures):
-            rec = fut.result()
-            if rec is not None:
-                yield futures[fut], rec
-        finished = True
-    finally:
-        stop.set()
-        for fut in futures:
-            fut.cancel()
-        if not finished:
-            with lock:
-                for e in started:
-                    e.kill()
-        pool.shutdown(wait=True)
-        for e in started:
-            e.quit()
+    """Play tasks on `concurrency` threads, each with its own process of every engine it has
+    needed (pool.play_games: closing the iterator early ends the games in flight at once)."""
+    return play_games(tasks, lambda name: engine_of(name, settings, stderr),
+                      lambda task, engine: game_of_task(
+                          task, settings, {n: engine(n) for n in (task["white"], task["black"])}),
+                      concurrency)
 
 
 def run_cluster(tasks: list[dict], settings: dict, scheduler: str
