@@ -167,9 +167,18 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         print(f"  {sprt.line()}", file=out, flush=True)
         return bool(sprt.status())
 
-    for key, rec in state.records.items():
-        if key.isdigit() and 1 <= int(key) <= n_games:     # else not a game of this match
-            keep(int(key) - 1, rec)
+    def tally() -> None:
+        """Count the games the state holds (this run's too, after it): a Ctrl-C can come
+        between a game's recording and its counting in the loop, and the summary and the
+        interrupted line must give what a resumed run will find."""
+        results.clear()
+        records.clear()
+        failures.clear()
+        for key, rec in state.records.items():
+            if key.isdigit() and 1 <= int(key) <= n_games:     # else not a game of this match
+                keep(int(key) - 1, rec)
+
+    tally()
     if state.records:
         print(f"resuming from {args.state}: {len(results)} games already played, "
               f"{n_games - len(results)} to play", file=out, flush=True)
@@ -218,6 +227,7 @@ def run_match(args: argparse.Namespace, out=sys.stdout) -> MatchOutcome:
         if stderr:
             stderr.close()
         state.close()
+    tally()
     final = [results[k] for k in sorted(results)]
     for name, stats in engine_stats(records, names):
         print(f"{name}: {stats.line()}", file=out, flush=True)

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import IO
+import signal
+import threading
+from contextlib import contextmanager
+from typing import IO, Iterator
 
 from hub_engine.matches.games import GameRecord
 
@@ -80,17 +83,40 @@ class StateFile:
         os.fsync(self.file.fileno())
 
     def add(self, key: str, rec: GameRecord) -> None:
-        self.records[key] = rec
-        if self.file is not None:
-            try:
-                self._write({"type": "game", "key": key, "game": rec.to_dict()})
-            except OSError as exc:
-                raise StateFileError(f"cannot write the state file {self.path}: {exc}") from None
+        """Hold the game in `records` and write it; a Ctrl-C waits until both are done, so
+        what the run reports at its end is what the file holds."""
+        with _interrupt_held():
+            self.records[key] = rec
+            if self.file is not None:
+                try:
+                    self._write({"type": "game", "key": key, "game": rec.to_dict()})
+                except OSError as exc:
+                    raise StateFileError(f"cannot write the state file {self.path}: "
+                                         f"{exc}") from None
 
     def close(self) -> None:
         if self.file is not None:
             self.file.close()
             self.file = None
+
+
+@contextmanager
+def _interrupt_held() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) that comes inside the block until its end (main thread only:
+    the only one Python runs signal handlers in). A sync to disk takes milliseconds, long
+    enough for a Ctrl-C to land between a game's write and its record otherwise."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        yield                                   # None: a handler set outside Python
+        return
+    held: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held and callable(previous):
+            previous(signal.SIGINT, None)       # Python's default raises KeyboardInterrupt
 
 
 def interrupted_line(done: int, total: int, path: str | None) -> str:
