@@ -115,8 +115,8 @@ def _interrupt_held() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-        if held and callable(previous):
-            previous(signal.SIGINT, None)       # Python's default raises KeyboardInterrupt
+        if held:                                # delivered again, to whatever was there before
+            signal.raise_signal(signal.SIGINT)
 
 
 def interrupted_line(done: int, total: int, path: str | None) -> str:
