@@ -13,9 +13,10 @@
 #    unknown predecessor a win; a won child decrements its counter, and at zero it is lost.
 # 3. What is still unknown is a draw.
 #
-# Mode TBG_PLAIN ignores the move-count rules (the win/draw/loss tables). Mode TBG_DTC (kings-only
-# slices) propagates in layers of plies to get the distance to the next capture, and values
-# capture positions from the smaller slices' distance tables with fresh counters.
+# Mode TBG_PLAIN ignores the move-count rules (the win/draw/loss tables). Mode TBG_DTC propagates
+# in layers of plies to get the distance to the next conversion, a capture or a crowning (what
+# restarts the counts of the move-count rules), and values conversions from the earlier slices'
+# distance tables with fresh counters. A man step that does not crown is an ordinary move here.
 
 cdef enum:
     TBG_PLAIN = 0
@@ -371,7 +372,8 @@ cdef dict gen_output(GenCtx* g, int k):
                 d = s.dist[i]
                 tb_unindex(&s.d, i, &wmen, &wk, &bmen, &bkings)
                 board_of_masks(&b, wmen, wk, bmen, bkings)
-                if d <= 127 and d <= fresh_plies(g.r, &b):
+                if d <= fresh_plies(g.r, &b):        # every count is at most 120 plies
+                    d = d if d < 127 else 127         # "127 or more" where no count applies
                     dtc[i] = <uint8_t>(d if x == 1 else 128 + d)
     memset(&data, 0, sizeof(ByteBuf))
     memset(&blocks, 0, sizeof(ByteBuf))
@@ -400,7 +402,8 @@ cdef dict gen_output(GenCtx* g, int k):
 def tb_solve(CoreRules rules, tuple material, CoreTables deps, bint dtc=False) -> list:
     """Solve slice `material` and its colour image; one result dict per distinct slice.
 
-    deps holds the earlier slices (raw 2-bit tables; with dtc, their distance tables)."""
+    deps holds the earlier slices (raw 2-bit tables; with dtc, their distance tables: every
+    slice a capture or a crowning leads into)."""
     cdef GenCtx g
     cdef int k, wm, wk, bm, bk
     cdef uint64_t n
@@ -411,8 +414,6 @@ def tb_solve(CoreRules rules, tuple material, CoreTables deps, bint dtc=False) -
     g.mode = TBG_DTC if dtc else TBG_PLAIN
     g.missing = -1
     g.nsides = 1 if (wm, wk) == (bm, bk) else 2
-    if dtc and (wm or bm):
-        raise ValueError("distance tables are for kings-only slices")
     tb_dims(&g.side[0].d, wm, wk, bm, bk)
     tb_dims(&g.side[1].d, bm, bk, wm, wk)
     try:

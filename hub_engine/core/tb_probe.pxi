@@ -8,10 +8,12 @@
 # slots) are left out: the encoder gives them whatever lengthens the current run, so a probe of a
 # position whose side to move can capture is meaningless; callers resolve captures first.
 #
-# Distance tables (kings-only slices) are one byte a position, captures included:
+# Distance tables are one byte a position, captures included:
 #   0 = draw under the move-count rules, 1..127 = win in d plies, 128 + d = loss in d plies,
-# where d counts plies until the next capture (the conversion that restarts every counter), with
-# captures valued by the smaller slices' distance tables under fresh counters.
+# where d counts plies until the next capture or crowning (the conversions that restart the
+# counts), with conversions valued by the earlier slices' distance tables under fresh counters.
+# 127 also stands for longer distances where no count applies (men on the board, no rule but
+# the quiet one, which a man step restarts).
 
 from libc.stdlib cimport malloc, calloc, free, realloc
 from libc.string cimport memset, memcpy
@@ -133,13 +135,23 @@ cdef inline int _rule_left(int left, int flags, int flag, int limit, int plies) 
     return left
 
 
+cdef inline int quiet_left(const Rules* r, const Counters* c) noexcept nogil:
+    """Plies before the rule on moves without a man move or a capture draws (1 << 20: none)."""
+    return 2 * r.quiet_moves - c.quiet if r.quiet_moves else 1 << 20
+
+
 cdef inline int plies_left(const Rules* r, const Counters* c) noexcept nogil:
     """Plies before counters_draw() would call the game drawn (<= 0: drawn now; 1 << 20: no rule).
 
     Mirrors counters_draw in draws.pxi rule by rule (a test checks that they agree)."""
+    cdef int left = material_plies_left(r, c), q = quiet_left(r, c)
+    return q if q < left else left
+
+
+cdef inline int material_plies_left(const Rules* r, const Counters* c) noexcept nogil:
+    """plies_left() without the quiet rule: the counts a man move does not restart, only a
+    capture or a crowning (and, for the counts by place, a change of place)."""
     cdef int left = 1 << 20
-    if r.quiet_moves and 2 * r.quiet_moves - c.quiet < left:
-        left = 2 * r.quiet_moves - c.quiet
     if r.nocapcrown_moves and 2 * r.nocapcrown_moves - c.nocapcrown < left:
         left = 2 * r.nocapcrown_moves - c.nocapcrown
     left = _rule_left(left, c.cfg, CFG_KINGS_VS_LONE, r.kings_vs_lone, c.nocapcrown)
@@ -151,33 +163,51 @@ cdef inline int plies_left(const Rules* r, const Counters* c) noexcept nogil:
     return left
 
 
+cdef inline int has_men(const Board* b) noexcept nogil:
+    return ((b.pieces[0] | b.pieces[1]) & ~b.kings) != 0
+
+
+cdef inline int dtc_plies_left(const Rules* r, const Board* b, const Counters* c) noexcept nogil:
+    """The plies a distance table's conversion must come within. A distance counts plies to the
+    next capture or crowning; with men on the board a man move in between restarts the quiet
+    rule, so only the other counts bound it there (tb_score weighs the quiet rule apart)."""
+    return material_plies_left(r, c) if has_men(b) else plies_left(r, c)
+
+
 cdef inline int fresh_plies(const Rules* r, const Board* b) noexcept nogil:
-    """plies_left() for b reached by a capture (every counter restarted)."""
+    """dtc_plies_left() for b reached by a capture or a crowning (every counter restarted)."""
     cdef Counters c
     init_counters(r, b, &c)
-    return plies_left(r, &c)
+    return dtc_plies_left(r, b, &c)
 
 
 cdef inline int tb_score(const TBSet* ts, const Rules* r, const Board* b, const Counters* c,
                          int ply, int* score, int plain) noexcept nogil:
     """Table score of a position whose side to move has no capture; returns 0 when not known.
 
-    Kings-only slices with a distance table are exact under the move-count rules: a win counts
-    only when its conversion comes before every counter runs out. Other slices ignore the rules,
-    so their wins and losses are trusted only while every counter has TB_TRUST_PLIES plies left
-    (the search, which sees the counters, decides the rest); their draws always hold. Without
-    `plain` only distance tables are read."""
-    cdef int v, d, left
+    Slices with a distance table are exact under the move-count rules: a win counts only when
+    its conversion (the next capture or crowning) comes before the counters run out. With men on
+    the board the quiet rule, which a man move restarts, is exact only when the conversion comes
+    within it, and is otherwise trusted while it has TB_TRUST_PLIES plies left. Slices without
+    one ignore the rules, so their wins and losses are trusted only while every counter has
+    TB_TRUST_PLIES plies left (the search, which sees the counters, decides the rest); their
+    draws always hold. Without `plain` only distance tables are read."""
+    cdef int v, d, left, q
     v = tb_probe_dtc(ts, b)
     if v >= 0:
         if v == 0:
             score[0] = 0
             return 1
-        left = plies_left(r, c)
+        left = dtc_plies_left(r, b, c)
         d = v if v < 128 else v - 128
         if d > left:
             score[0] = 0
-        elif v < 128:
+            return 1
+        if has_men(b):
+            q = quiet_left(r, c)
+            if d > q and q < TB_TRUST_PLIES:
+                return 0
+        if v < 128:
             score[0] = TB_WIN_SCORE - ply - d
         else:
             score[0] = -(TB_WIN_SCORE - ply - d)

@@ -70,10 +70,11 @@ _CACHE: dict[tuple, object] = {}
 
 
 def _deps_for(root: Path, ruleset: str, pair: tuple[Material, ...], dtc: bool) -> CoreTables:
-    """A CoreTables of the pair's dependencies (work files, or distance tables with dtc)."""
+    """A CoreTables of the pair's dependencies (work files, or distance tables with dtc: the
+    captures of kings lead only to kings)."""
     tables = CoreTables()
     n = pair[0].pieces
-    wanted = {m for m in dependencies(pair) if not dtc or (m.kings_only and m.pieces < n)}
+    wanted = {m for m in dependencies(pair) if not dtc or m.kings_only or not pair[0].kings_only}
     for key in [k for k in _CACHE if k[0] != ruleset or (k[2].pieces >= n and k[2] not in wanted)]:
         del _CACHE[key]                       # same-size promotion targets of other pairs
     kind = ff.KIND_DTC if dtc else ff.KIND_RAW

@@ -1,9 +1,11 @@
 """Regenerate the tables shipped with the package: `python -m hub_engine.tables.package`.
 
 Builds every rule-set up to PACKAGED_PIECES pieces in a temporary directory and stores the
-win/draw/loss and distance files xz-compressed in hub_engine/tables/data/ (about 1.3 MB for the
-five rule-sets), so that a fresh install, and the one-file executable, play exact endings of up
-to 4 pieces without a build. Run it after any change to the generator or the file format.
+win/draw/loss files and the kings-only distance files xz-compressed in hub_engine/tables/data/
+(about 1.3 MB for the five rule-sets), so that a fresh install, and the one-file executable, play
+exact endings of up to 4 pieces without a build. The distances of slices with men would more than
+triple that, for endings a search of a few plies already converts; `tables build` makes them.
+Run it after any change to the generator or the file format.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from hub_engine.tables.build import build
-from hub_engine.tables.slices import RULESETS
+from hub_engine.tables.slices import RULESETS, Material
 from hub_engine.tables.store import packaged_dir
 
 PACKAGED_PIECES = 4
@@ -28,6 +30,8 @@ def main() -> int:
             shutil.rmtree(out / rs, ignore_errors=True)
             for kind in ("wld", "dtc"):
                 for f in sorted((Path(tmp) / rs / kind).glob("*.tb")):
+                    if kind == "dtc" and not Material.parse(f.stem).kings_only:
+                        continue
                     dest = out / rs / kind / (f.name + ".xz")
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     dest.write_bytes(lzma.compress(f.read_bytes(), preset=9 | lzma.PRESET_EXTREME))

@@ -5,7 +5,7 @@ Scan's way: the tables are probed at interior nodes and in quiescence once the p
 most bb-size. At a root whose every move leads to a known table value, the moves that keep the
 root's value are the only ones searched, and win/draw/loss slices are then probed only below the
 root's piece count, so the search still has to make progress (a capture, or an exact distance
-where a kings-only distance table exists) instead of resting on "it is a win".
+where a distance table exists) instead of resting on "it is a win".
 """
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ class EngineTables:
 
     def prepare_root(self, searchers: list, game: Game) -> bool:
         """Restrict the root to value-keeping moves when every move's value is known. True when
-        a search of depth 1 is exact: a kings-only root whose children all have distances."""
+        a search of depth 1 is exact: a root whose children all have distances."""
         size = self.size(game.variant)
         t = self.tables(game.variant) if size else None
         allowed, plain_max, exact = None, size, False
@@ -146,10 +146,11 @@ def child_value(t: Tables, pos: Position, counters: tuple) -> int | None:
 def root_moves(t: Tables, game: Game) -> list | None:
     """The legal moves that keep the root's table value, or None when some move's is unknown.
 
-    At a kings-only root with distances, only the moves of the best distance are kept: the
-    fastest conversion when winning, the longest resistance when losing. The distance tables
-    count plies to the next capture, while a search that plays the capture adds what comes
-    after it, so the search alone would shun the conversion and wander."""
+    At a root with distances, only the moves of the best distance are kept: the fastest
+    conversion when winning, the longest resistance when losing. The distance tables count plies
+    to the next capture or crowning (a crowning at the root is distance 0), while a search that
+    plays the conversion adds what comes after it, so the search alone would shun the conversion
+    and wander."""
     pos, counters = game.position, game.counters
     distances = t.has_distances(pos)
     values = []
@@ -161,7 +162,7 @@ def root_moves(t: Tables, game: Game) -> list | None:
             return None
         key = (-v, 0)
         if distances and v != 0:
-            d = t.core.probe_dtc(child.board)
+            d = 0 if m.promote and not m.captured else t.core.probe_dtc(child.board)
             d = 0 if d <= 0 else (d if d < 128 else d - 128)
             key = (-v, -d if v < 0 else d)     # win: the shortest loss for the child
         values.append((key, m))

@@ -7,9 +7,10 @@
     ProbeResult(value='win', distance=..., ruled='win')
 
 `value` ignores the move-count rules (what training labels want); `ruled` is the value under them
-with the counters given (a fresh start by default), exact where a distance table exists and None
-elsewhere; `distance` is the number of plies to the next capture in a kings-only slice with a
-distance table (None otherwise, or when the rules make it a draw).
+with the counters given (a fresh start by default), known where a distance table exists and None
+elsewhere (or where the quiet rule, which a man move restarts, may end it first); `distance` is the
+number of plies to the next capture or crowning in a slice with a distance table (None otherwise,
+or when the rules make it a draw).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ _NEGATE = {"win": "loss", "loss": "win", "draw": "draw"}
 @dataclass(frozen=True)
 class ProbeResult:
     value: str                 # win / draw / loss for the side to move, move-count rules ignored
-    distance: int | None       # plies to the next capture (kings-only distance tables)
+    distance: int | None       # plies to the next capture or crowning (distance tables)
     ruled: str | None          # the value under the move-count rules, where it is known exactly
 
 
@@ -49,8 +50,7 @@ class Tables:
         for n in range(2, max_pieces + 1):
             for m in slices(n):
                 self._load(roots, ff.KIND_WLD, m)
-                if m.kings_only:
-                    self._load(roots, ff.KIND_DTC, m)
+                self._load(roots, ff.KIND_DTC, m)
 
     def _load(self, roots: list[Path], kind: int, m: Material) -> None:
         folder = "wld" if kind == ff.KIND_WLD else "dtc"
@@ -117,16 +117,19 @@ class Tables:
         if d < 0:
             ruled = "draw" if v == 0 else None
             return ProbeResult(VALUES[v], None, ruled)
-        if score is None or score == 0:
+        if score is None:                     # the quiet rule may come first: the search decides
+            return ProbeResult(VALUES[v], d if d < 128 else d - 128, None)
+        if score == 0:
             return ProbeResult(VALUES[v], None, "draw")
         dist = d if d < 128 else d - 128
         return ProbeResult(VALUES[v], dist, "win" if score > 0 else "loss")
 
     def has_distances(self, pos: Position) -> bool:
-        """Whether pos is kings-only and every slice its captures lead to has distances."""
+        """Whether every slice pos's moves and conversions lead to has distances (kings lead
+        only to kings)."""
         _, _, m = _material(pos)
-        return m.kings_only and all(("dtc", s) in self.files for n in range(2, m.pieces + 1)
-                                    for s in slices(n) if s.kings_only)
+        return all(("dtc", s) in self.files for n in range(2, m.pieces + 1)
+                   for s in slices(n) if s.kings_only or not m.kings_only)
 
     def _has_dtc(self, pos: Position) -> bool:
         _, _, m = _material(pos)

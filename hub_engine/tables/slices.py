@@ -15,7 +15,7 @@ from hub_engine.core import tb_slice_size
 from hub_engine.rules.variants import VARIANTS, Variant, get_variant
 
 MAX_PIECES = 6          # the largest tables the build command makes (RAM and time budget)
-DTC_MAX_PIECES = 5      # kings-only slices up to this size also get a distance table
+DTC_MAX_PIECES = 5      # slices up to this size also get a distance table
 
 # Rule-sets with their own tables. Spanish plays by the portuguese rules (same rule table,
 # draw counters included; tests/tables checks it), so it reads the portuguese tables.
@@ -74,7 +74,7 @@ class Material(NamedTuple):
         return slice_size(self)
 
     def has_dtc(self, dtc_max: int = DTC_MAX_PIECES) -> bool:
-        return self.kings_only and self.pieces <= dtc_max
+        return self.pieces <= dtc_max
 
 
 @lru_cache(maxsize=None)

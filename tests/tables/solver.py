@@ -126,3 +126,35 @@ def solve_pair(variant: str, mats: list[tuple], outside) -> dict[Key, str]:
                 value[k] = "loss"
                 changed = True
     return {k: (v or "draw") for k, v in value.items()}
+
+
+def solve_distances(variant: str, mats: list[tuple], outside) -> dict[Key, tuple[str, int]]:
+    """(value, distance) of every position of the pair, distances counting plies to the next
+    conversion (a capture or a crowning: every move that leaves the pair). outside(key) values a
+    conversion's result ('win', 'draw', 'loss' for its side to move); the winner takes the
+    shortest way to a conversion it wins, the loser the longest. Distance 0: no move, lost.
+
+    Forward iteration again, one pass per ply: a position is won in d when some move in the pair
+    reaches one lost in d - 1 (or d = 1 and some conversion wins), lost in d when every move is
+    won for the other side and the longest of those is d - 1 (a conversion counting 0)."""
+    inside = set(mats)
+    keys = [k for m in mats for k in positions(m)]
+    children = {k: children_of(variant, k, inside, outside) for k in keys}
+    result: dict[Key, tuple[str, int]] = {k: ("loss", 0) for k in keys if not children[k]}
+    d = 0
+    while True:
+        d += 1
+        found = {}
+        for k in keys:
+            if k in result:
+                continue
+            kids = [(c, 0) if isinstance(c, str) else result.get(c, (None, None))
+                    for c in children[k]]
+            if any(v == "loss" and dist == d - 1 for v, dist in kids):
+                found[k] = ("win", d)
+            elif all(v == "win" for v, _ in kids) and max(dist for _, dist in kids) == d - 1:
+                found[k] = ("loss", d)
+        if not found:
+            break
+        result.update(found)
+    return {k: result.get(k, ("draw", 0)) for k in keys}

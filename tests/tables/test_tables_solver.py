@@ -9,7 +9,8 @@ import pytest
 from hub_engine import Position
 from hub_engine.tables.probe import Tables
 from hub_engine.tables.slices import RULESETS, pairs
-from solver import DARK, children_of, hub_of, material, positions, solve_pair  # noqa: I001
+from hub_engine.core import tb_plies_left
+from solver import DARK, children_of, hub_of, material, positions, solve_distances, solve_pair  # noqa: I001
 from reference_rules import Board
 
 FULL = os.environ.get("HUB_ENGINE_TABLES_FULL_CHECK")   # e.g. "4": every pair up to 4 pieces
@@ -31,6 +32,36 @@ def check_pair(variant: str, tables: Tables, mats: list[tuple]) -> dict:
     for v in values.values():
         counts[v] += 1
     return counts
+
+
+def check_distances(variant: str, tables: Tables, mats: list[tuple]) -> int:
+    """Solve the pair's distances independently; every stored distance byte must be the
+    solver's: a win or loss in d plies when d fits in the plies the move-count rules leave after
+    a conversion (with men on the board, the quiet rule aside: a man step restarts it), else 0."""
+    def byte(key) -> int:
+        b = tables.core.probe_dtc(Position.from_hub(variant, hub_of(variant, key)).board)
+        assert b >= 0, f"{variant} {hub_of(variant, key)}: no distance table"
+        return b
+
+    def conversion(key) -> str:
+        b = byte(key)
+        return "draw" if b == 0 else ("win" if b < 128 else "loss")
+
+    values = solve_distances(variant, mats, conversion)
+    bad, long_ones = [], 0
+    for key, (value, d) in values.items():
+        board = Position.from_hub(variant, hub_of(variant, key)).board
+        quiet, noc, cfg, cfgp = board.initial_counters()
+        men = bool(key[0] or key[2])
+        limit = tb_plies_left(board, (-10 ** 6 if men else quiet, noc, cfg, cfgp))
+        want = 0
+        if value != "draw" and d <= limit:
+            want = min(d, 127) + (128 if value == "loss" else 0)
+            long_ones += d > 127
+        if byte(key) != want:
+            bad.append((hub_of(variant, key), value, d, limit, byte(key)))
+    assert not bad, f"{variant} {mats}: {len(bad)} distances disagree, e.g. {bad[:3]}"
+    return long_ones
 
 
 def pair_list(max_pieces: int, min_pieces: int = 2) -> list[list[tuple]]:
@@ -66,6 +97,18 @@ def test_three_piece_tables_agree_with_the_solver(small_dir, ruleset):
         chosen = [p for p in chosen if p[0] in ((0, 2, 0, 1), (1, 1, 0, 1), (1, 0, 0, 2))]
     for mats in chosen:
         check_pair(ruleset, t, mats)
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_distance_tables_agree_with_the_solver(small_dir, ruleset):
+    # every pair up to 3 pieces in english and russian (short and flying kings), the others the
+    # pairs where their rules differ most, as for the win/draw/loss tables above
+    t = Tables(ruleset, [small_dir])
+    chosen = pair_list(3)
+    if ruleset not in ("english", "russian"):
+        chosen = [p for p in chosen if p[0] in ((1, 0, 1, 0), (0, 2, 0, 1), (1, 1, 0, 1), (1, 0, 0, 2))]
+    for mats in chosen:
+        check_distances(ruleset, t, mats)
 
 
 def random_key(rng: random.Random, mats: tuple):
