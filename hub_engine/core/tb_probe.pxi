@@ -104,6 +104,8 @@ cdef inline int tb_locate(const TBSet* ts, const Board* b, int dtc, uint64_t* id
     code = mat_code(popcount(wmen), popcount(wk), popcount(bmen), popcount(bkings))
     if popcount(wmen) >= TB_MAXG or popcount(wk) >= TB_MAXG or popcount(bmen) >= TB_MAXG or popcount(bkings) >= TB_MAXG:
         return -1
+    if (wmen >> 28) or (bmen & 0xF):
+        return -1               # a man on its crowning row (a set-up position): no index holds it
     s = &ts.dtc[code] if dtc else &ts.wld[code]
     if s.kind == TBK_NONE:
         return -1

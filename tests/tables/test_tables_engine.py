@@ -134,3 +134,20 @@ def test_a_won_kings_root_plays_the_fastest_conversion(variant):
         d = t.core.probe_dtc(child.board)
         assert d >= 128 and d - 128 == r.distance - 1, (pos.hub(), res.move, r.distance, d)
         checked += 1
+
+
+@pytest.mark.parametrize("variant", ["italian", "russian", "english"])
+def test_a_man_on_its_crowning_row_is_not_looked_up(shipped, variant):
+    # a set-up position can hold one (no move makes it); no table index holds it, so the probe
+    # must say unknown rather than read past the table
+    from hub_engine.rules.notation import Setup
+    t = shipped["english" if variant == "english" else variant]
+    for side, men0, men1 in ((0, (29,), ()), (0, (), (2,)), (1, (30,), ()), (1, (), (1,))):
+        pos = Position.from_setup(variant, Setup(side, men0, (12,), men1, (20,)))
+        assert pos.board.pieces()[0] == men0 and pos.board.pieces()[2] == men1
+        assert t.core.probe(pos.board) == -1 and t.core.probe_dtc(pos.board) == -1
+        assert t.probe(pos) is None or pos.legal_moves()[0].is_capture
+    e = make(variant)
+    res, infos = run(e, Position.from_setup(variant, Setup(0, (29,), (12,), (), (20,))).hub(),
+                     move_time=0.05)
+    assert res.move and not 88 < abs(infos[-1].score) < 90      # a search's score, not a table's
