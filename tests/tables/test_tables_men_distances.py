@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from hub_engine import Game, Position
 from hub_engine.engine import Engine
 from hub_engine.rules.notation import Setup
 from hub_engine.tables.play import root_moves
 from hub_engine.tables.probe import Tables
+from hub_engine.tables.won import generate
 from protocol import Limits
 
 
@@ -82,3 +85,19 @@ def test_the_quiet_rule_with_men_is_left_to_the_search_when_it_may_come_first(sm
     assert t.probe(pos, (30 - d, noc, cfg, cfgp)).ruled == "win"
     unknown = t.probe(pos, (30 - d + 1, noc, cfg, cfgp))
     assert unknown.value == "win" and unknown.ruled is None and unknown.distance == d
+
+
+def test_won_positions_for_conversion_matches(small_dir):
+    # python -m hub_engine.tables.won: what it writes is won, far from a conversion, with men
+    t = Tables("russian", [small_dir])
+    fens = generate("russian", 3, 5, 6, seed=2, path=small_dir)
+    assert len(fens) == 6 and len(set(fens)) == 6
+    for fen in fens:
+        pos = Position.from_fen("russian", fen)
+        men0, kings0, men1, kings1 = pos.board.pieces()
+        assert pos.side == 0 and len(men0 + kings0 + men1 + kings1) == 3 and (men0 or men1)
+        r = t.probe(pos)
+        assert r.ruled == "win" and r.distance >= 5 and not pos.legal_moves()[0].is_capture
+    assert generate("russian", 3, 5, 6, seed=2, path=small_dir) == fens     # the seed decides
+    with pytest.raises(ValueError, match="no distance tables of .* 4-piece slices"):
+        generate("russian", 4, 5, 6, path=small_dir)
