@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="least plies to the next capture or crowning (1..126, default 12)")
     p.add_argument("--count", type=int, default=60)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--dir", help="tables directory (default $HUB_ENGINE_TABLES or the user data dir)")
+    p.add_argument("--dir",
+                   help="tables directory (default $HUB_ENGINE_TABLES or the user data dir)")
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
     if not 3 <= args.pieces <= 5:

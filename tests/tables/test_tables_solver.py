@@ -10,7 +10,8 @@ from hub_engine import Position
 from hub_engine.tables.probe import Tables
 from hub_engine.tables.slices import RULESETS, pairs
 from hub_engine.core import tb_plies_left
-from solver import DARK, children_of, hub_of, material, positions, solve_distances, solve_pair  # noqa: I001
+from solver import (DARK, children_of, hub_of, material, positions,  # noqa: I001
+                    solve_distances, solve_pair)
 from reference_rules import Board
 
 FULL = os.environ.get("HUB_ENGINE_TABLES_FULL_CHECK")   # e.g. "4": every pair up to 4 pieces
@@ -106,7 +107,8 @@ def test_distance_tables_agree_with_the_solver(small_dir, ruleset):
     t = Tables(ruleset, [small_dir])
     chosen = pair_list(3)
     if ruleset not in ("english", "russian"):
-        chosen = [p for p in chosen if p[0] in ((1, 0, 1, 0), (0, 2, 0, 1), (1, 1, 0, 1), (1, 0, 0, 2))]
+        chosen = [p for p in chosen
+                  if p[0] in ((1, 0, 1, 0), (0, 2, 0, 1), (1, 1, 0, 1), (1, 0, 0, 2))]
     for mats in chosen:
         check_distances(ruleset, t, mats)
 
