@@ -117,11 +117,11 @@ class Tables:
         if d < 0:
             ruled = "draw" if v == 0 else None
             return ProbeResult(VALUES[v], None, ruled)
+        dist = d if d < 128 else d - 128
         if score is None:                     # the quiet rule may come first: the search decides
-            return ProbeResult(VALUES[v], d if d < 128 else d - 128, None)
+            return ProbeResult(VALUES[v], dist, None)
         if score == 0:
             return ProbeResult(VALUES[v], None, "draw")
-        dist = d if d < 128 else d - 128
         return ProbeResult(VALUES[v], dist, "win" if score > 0 else "loss")
 
     def has_distances(self, pos: Position) -> bool:

@@ -35,7 +35,7 @@ def check_pair(variant: str, tables: Tables, mats: list[tuple]) -> dict:
     return counts
 
 
-def check_distances(variant: str, tables: Tables, mats: list[tuple]) -> int:
+def check_distances(variant: str, tables: Tables, mats: list[tuple]) -> None:
     """Solve the pair's distances independently; every stored distance byte must be the
     solver's: a win or loss in d plies when d fits in the plies the move-count rules leave after
     a conversion (with men on the board, the quiet rule aside: a man step restarts it), else 0."""
@@ -49,7 +49,7 @@ def check_distances(variant: str, tables: Tables, mats: list[tuple]) -> int:
         return "draw" if b == 0 else ("win" if b < 128 else "loss")
 
     values = solve_distances(variant, mats, conversion)
-    bad, long_ones = [], 0
+    bad = []
     for key, (value, d) in values.items():
         board = Position.from_hub(variant, hub_of(variant, key)).board
         quiet, noc, cfg, cfgp = board.initial_counters()
@@ -58,11 +58,9 @@ def check_distances(variant: str, tables: Tables, mats: list[tuple]) -> int:
         want = 0
         if value != "draw" and d <= limit:
             want = min(d, 127) + (128 if value == "loss" else 0)
-            long_ones += d > 127
         if byte(key) != want:
             bad.append((hub_of(variant, key), value, d, limit, byte(key)))
     assert not bad, f"{variant} {mats}: {len(bad)} distances disagree, e.g. {bad[:3]}"
-    return long_ones
 
 
 def pair_list(max_pieces: int, min_pieces: int = 2) -> list[list[tuple]]:
