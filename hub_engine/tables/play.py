@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hub_engine.rules.position import Game, Position
-from hub_engine.tables.probe import Tables, pieces_on_disk, search_roots
+from hub_engine.tables.probe import Tables, pieces_on_disk, plies_of, search_roots
 from hub_engine.tables.slices import MAX_PIECES, ruleset_of
 from protocol import ParamSpec
 
@@ -163,7 +163,7 @@ def root_moves(t: Tables, game: Game) -> list | None:
         key = (-v, 0)
         if distances and v != 0:
             d = 0 if m.promote and not m.captured else t.core.probe_dtc(child.board)
-            d = 0 if d <= 0 else (d if d < 128 else d - 128)
+            d = 0 if d <= 0 else plies_of(d)
             key = (-v, -d if v < 0 else d)     # win: the shortest loss for the child
         values.append((key, m))
     if not values:

@@ -38,6 +38,12 @@ class ProbeResult:
     ruled: str | None          # the value under the move-count rules, where it is known exactly
 
 
+def plies_of(byte: int) -> int:
+    """The plies to the next conversion a distance byte holds: its low 7 bits (the top bit marks
+    a loss for the side to move)."""
+    return byte & 127
+
+
 class Tables:
     """The tables of one rule-set found under the given roots (the first valid file wins)."""
 
@@ -117,7 +123,7 @@ class Tables:
         if d < 0:
             ruled = "draw" if v == 0 else None
             return ProbeResult(VALUES[v], None, ruled)
-        dist = d if d < 128 else d - 128
+        dist = plies_of(d)
         if score is None:                     # the quiet rule may come first: the search decides
             return ProbeResult(VALUES[v], dist, None)
         if score == 0:
