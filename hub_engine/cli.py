@@ -238,6 +238,7 @@ def _wants_tools(words: list[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    args = None
     try:
         args = build_parser(_wants_tools(words)).parse_args(words)
         command = args.command or "hub"
@@ -246,13 +247,17 @@ def main(argv: list[str] | None = None) -> int:
         handler = handlers.get(command) or args.handler
         try:
             return handler(args)
-        except (ValueError, KeyError) as exc:
+        except (ValueError, KeyError, RuntimeError, OSError) as exc:
             if command == "hub":
                 raise
             print(f"hub-engine: error: {exc}", file=sys.stderr)
             return 2
     except KeyboardInterrupt:
-        return 130          # Ctrl-C: leave quietly, as a shell expects
+        # Ctrl-C: leave quietly, as a shell expects, saying how to resume where a command can
+        note = getattr(args, "interrupted", None)
+        if note:
+            print(note, file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

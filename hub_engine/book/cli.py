@@ -24,10 +24,12 @@ def add_parser(sub) -> None:
     from hub_engine.rules.variants import VARIANTS
 
     book = sub.add_parser("book", help="opening books: build, probe, info, unpack (docs/book.md)")
-    book.set_defaults(handler=run)
+    book.set_defaults(interrupted="hub-engine book: interrupted; the book was written; the same "
+                               "command resumes")
     steps = book.add_subparsers(dest="book_command", required=True, metavar="STEP",
                                 parser_class=type(book))
     b = steps.add_parser("build", help="grow a rule-set's book by drop-out expansion (resumable)")
+    b.set_defaults(handler=_build)
     b.add_argument("--variant", required=True, choices=sorted(VARIANTS),
                    help="rules of the book (spanish: the portuguese book)")
     b.add_argument("--dir", help="books directory (default: $HUB_ENGINE_BOOKS or the user data "
@@ -60,6 +62,7 @@ def add_parser(sub) -> None:
 
     u = steps.add_parser("unpack", help="write a build log from a book (the packaged one by "
                          "default), so that `book build` grows it")
+    u.set_defaults(handler=_unpack)
     u.add_argument("--variant", required=True, choices=sorted(VARIANTS), help="rules")
     u.add_argument("--dir", help="books directory to write DIR/work/<rule-set>.log in (default: "
                                  "as `book build`)")
@@ -72,6 +75,7 @@ def add_parser(sub) -> None:
     for name, text in (("probe", "the book's moves at a position"),
                        ("info", "what a book holds: counts, ballot coverage, main line")):
         p = steps.add_parser(name, help=text)
+        p.set_defaults(handler=_probe if name == "probe" else _info)
         p.add_argument("--variant", required=True, choices=sorted(VARIANTS), help="rules")
         where = p.add_mutually_exclusive_group()
         where.add_argument("--dir", help="a books directory: its book only (default: as the "
@@ -85,24 +89,6 @@ def add_parser(sub) -> None:
                            help="plies of the start position's main line to print")
             p.add_argument("--main-line", type=int, default=12, metavar="PLIES",
                            help="count the ballots whose main line is at least this deep")
-
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        if args.book_command == "build":
-            return _build(args)
-        if args.book_command == "probe":
-            return _probe(args)
-        if args.book_command == "unpack":
-            return _unpack(args)
-        return _info(args)
-    except (ValueError, RuntimeError, OSError) as exc:
-        print(f"hub-engine: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("hub-engine book: interrupted; the book was written; the same command resumes",
-              file=sys.stderr)
-        return 130
 
 
 def _warn_new_book(ruleset: str, directory: Path) -> None:

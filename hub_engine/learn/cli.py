@@ -8,9 +8,10 @@ from hub_engine.rules.variants import VARIANTS
 
 
 def add_parser(sub) -> None:
-    """Register `learn` and its two subcommands on the main parser's subparsers."""
+    """Register `learn` and its subcommands on the main parser's subparsers."""
     learn = sub.add_parser("learn", help="self-play data and training of the learned evaluation")
-    learn.set_defaults(handler=run)
+    learn.set_defaults(interrupted="hub-engine learn: interrupted; run the same command again to "
+                                "resume")
     steps = learn.add_subparsers(dest="learn_command", required=True, metavar="STEP",
                                  parser_class=type(learn))
 
@@ -18,6 +19,7 @@ def add_parser(sub) -> None:
 
     d = SelfPlayConfig("russian")
     sp = steps.add_parser("selfplay", help="play games and write quiet positions with results")
+    sp.set_defaults(handler=_selfplay)
     sp.add_argument("--variant", required=True, choices=sorted(VARIANTS),
                     help="rules of the games (spanish plays portuguese rules)")
     sp.add_argument("--games", type=int, required=True, help="games wanted in DIR in total")
@@ -42,6 +44,7 @@ def add_parser(sub) -> None:
                     help="a game this long is a draw")
 
     tr = steps.add_parser("train", help="fit weights to self-play positions (needs numpy)")
+    tr.set_defaults(handler=_train)
     tr.add_argument("--variant", required=True, choices=sorted(VARIANTS),
                     help="rule-set of the weights (spanish: portuguese)")
     tr.add_argument("--data", required=True, nargs="+", metavar="DIR",
@@ -69,6 +72,7 @@ def add_parser(sub) -> None:
 
     en = steps.add_parser("endings", help="fit the ending values of a weight file to self-play "
                           "positions and endgame tables (needs numpy and scipy)")
+    en.set_defaults(handler=_endings)
     en.add_argument("--variant", required=True, choices=sorted(VARIANTS),
                     help="rule-set of the weights (spanish: portuguese)")
     en.add_argument("--data", required=True, nargs="+", metavar="DIR",
@@ -89,22 +93,6 @@ def add_parser(sub) -> None:
                     help=f"share of games held out for the reported loss (default {t.holdout:g})")
     en.add_argument("--seed", type=int, default=t.seed,
                     help="seed of the held-out split and the table samples")
-
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        if args.learn_command == "selfplay":
-            return _selfplay(args)
-        if args.learn_command == "endings":
-            return _endings(args)
-        return _train(args)
-    except (ValueError, RuntimeError, OSError) as exc:
-        print(f"hub-engine: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("hub-engine learn: interrupted; run the same command again to resume",
-              file=sys.stderr)
-        return 130
 
 
 def _selfplay(args: argparse.Namespace) -> int:

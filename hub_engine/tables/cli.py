@@ -37,12 +37,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     i.add_argument("--dir", help="tables directory (default $HUB_ENGINE_TABLES or the user "
                                  "data dir)")
     i.add_argument("--slices", action="store_true", help="one line per slice file")
-    p.set_defaults(handler=run)
+    p.set_defaults(interrupted="hub-engine tables: interrupted; the slices built are kept; the "
+                           "same command resumes")
+    b.set_defaults(handler=cmd_build)
+    pr.set_defaults(handler=cmd_probe)
+    i.set_defaults(handler=cmd_info)
     return p
-
-
-def run(args: argparse.Namespace) -> int:
-    return {"build": cmd_build, "probe": cmd_probe, "info": cmd_info}[args.tables_command](args)
 
 
 def cmd_build(args: argparse.Namespace) -> int:

@@ -146,6 +146,40 @@ def test_ctrl_c_exits_quietly(args):
     assert "Traceback" not in out
 
 
+def test_ctrl_c_in_a_resumable_build_says_how_to_go_on(tmp_path):
+    """`tables build` stopped by Ctrl-C: status 130, no traceback, a line saying that the same
+    command resumes, and the slices built so far kept for it."""
+    proc = subprocess.Popen([*ENGINE, "tables", "build", "--variant", "english", "--workers", "1",
+                             "--no-progress", "--dir", str(tmp_path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=bare_env(), preexec_fn=default_sigint)
+    first = tmp_path / "english" / "wld" / "0101.tb"      # the first slice a build writes
+    try:
+        deadline = time.monotonic() + 60
+        while not first.is_file() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().endswith("interrupted; the slices built are kept; the same command resumes")
+    assert first.is_file() and not (tmp_path / "english" / "wld" / "3030.tb").exists()
+
+
+def test_a_file_the_tools_cannot_write_is_a_clear_error(tmp_path):
+    """An OSError from a tool (here a tables directory under a plain file) is reported as
+    `hub-engine: error:` with status 2, like a bad argument, not as a traceback."""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory\n")
+    r = run("tables", "build", "--variant", "english", "--pieces", "2", "--no-progress",
+            "--dir", str(blocker / "tables"))
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "hub-engine: error:" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
 def test_match_with_default_engines_outside_an_activated_environment():
     r = run("match", "--games", "2", "--move-time", "0.02", "--max-plies", "16",
             "--opening-depth", "0", timeout=180)
