@@ -128,20 +128,27 @@ def test_hub_mode_writes_nothing_on_stderr_by_default(tmp_path):
     assert "unknown command bogus-command" in r.stderr
 
 
-@pytest.mark.parametrize("args", [(), ("perft", "--depth", "13"), ("bench", "--depth", "40")])
-def test_ctrl_c_exits_quietly(args):
+def _ctrl_c(args, settle) -> tuple[int, str, str]:
+    """Start the engine with ARGS, send it `hub`, wait for settle() to return, then press
+    Ctrl-C: its status, stdout and stderr."""
     proc = subprocess.Popen([*ENGINE, *args], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=bare_env(), preexec_fn=default_sigint)
     try:
         proc.stdin.write("hub\n")
         proc.stdin.flush()
-        time.sleep(1.5)
+        settle()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
-    assert proc.returncode == 130, (proc.returncode, err)
+    return proc.returncode, out, err
+
+
+@pytest.mark.parametrize("args", [(), ("perft", "--depth", "13"), ("bench", "--depth", "40")])
+def test_ctrl_c_exits_quietly(args):
+    status, out, err = _ctrl_c(args, lambda: time.sleep(1.5))
+    assert status == 130, (status, err)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert "Traceback" not in out
 
@@ -149,21 +156,17 @@ def test_ctrl_c_exits_quietly(args):
 def test_ctrl_c_in_a_resumable_build_says_how_to_go_on(tmp_path):
     """`tables build` stopped by Ctrl-C: status 130, no traceback, a line saying that the same
     command resumes, and the slices built so far kept for it."""
-    proc = subprocess.Popen([*ENGINE, "tables", "build", "--variant", "english", "--workers", "1",
-                             "--no-progress", "--dir", str(tmp_path)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=bare_env(), preexec_fn=default_sigint)
     first = tmp_path / "english" / "wld" / "0101.tb"      # the first slice a build writes
-    try:
+
+    def settle() -> None:
         deadline = time.monotonic() + 60
-        while not first.is_file() and time.monotonic() < deadline and proc.poll() is None:
+        while not first.is_file() and time.monotonic() < deadline:
             time.sleep(0.2)
         time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, (proc.returncode, err)
+
+    status, out, err = _ctrl_c(("tables", "build", "--variant", "english", "--workers", "1",
+                                "--no-progress", "--dir", str(tmp_path)), settle)
+    assert status == 130, (status, err)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert err.strip().endswith("interrupted; the slices built are kept; the same command resumes")
     assert first.is_file() and not (tmp_path / "english" / "wld" / "3030.tb").exists()
