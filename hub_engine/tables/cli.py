@@ -15,7 +15,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     p = subparsers.add_parser("tables", help="endgame tables: build, probe, info",
                               description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="tables_command", required=True)
+    sub = p.add_subparsers(dest="tables_command", required=True, metavar="STEP")
     b = sub.add_parser("build", help="build the tables of a variant's rules (resumable)")
     b.add_argument("--variant", required=True, choices=sorted(VARIANTS),
                    help="rule-set to build (spanish: the portuguese tables)")
