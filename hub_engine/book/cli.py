@@ -24,12 +24,11 @@ def add_parser(sub) -> None:
     from hub_engine.rules.variants import VARIANTS
 
     book = sub.add_parser("book", help="opening books: build, probe, info, unpack (docs/book.md)")
-    book.set_defaults(interrupted="hub-engine book: interrupted; the book was written; the same "
-                               "command resumes")
     steps = book.add_subparsers(dest="book_command", required=True, metavar="STEP",
                                 parser_class=type(book))
     b = steps.add_parser("build", help="grow a rule-set's book by drop-out expansion (resumable)")
-    b.set_defaults(handler=_build)
+    b.set_defaults(handler=_build, interrupted="hub-engine book: interrupted; the book was "
+                   "written; the same command resumes")
     b.add_argument("--variant", required=True, choices=sorted(VARIANTS),
                    help="rules of the book (spanish: the portuguese book)")
     b.add_argument("--dir", help="books directory (default: $HUB_ENGINE_BOOKS or the user data "

@@ -10,8 +10,6 @@ from hub_engine.rules.variants import VARIANTS
 def add_parser(sub) -> None:
     """Register `learn` and its subcommands on the main parser's subparsers."""
     learn = sub.add_parser("learn", help="self-play data and training of the learned evaluation")
-    learn.set_defaults(interrupted="hub-engine learn: interrupted; run the same command again to "
-                                "resume")
     steps = learn.add_subparsers(dest="learn_command", required=True, metavar="STEP",
                                  parser_class=type(learn))
 
@@ -19,7 +17,8 @@ def add_parser(sub) -> None:
 
     d = SelfPlayConfig("russian")
     sp = steps.add_parser("selfplay", help="play games and write quiet positions with results")
-    sp.set_defaults(handler=_selfplay)
+    sp.set_defaults(handler=_selfplay, interrupted="hub-engine learn: interrupted; run the same "
+                    "command again to resume")
     sp.add_argument("--variant", required=True, choices=sorted(VARIANTS),
                     help="rules of the games (spanish plays portuguese rules)")
     sp.add_argument("--games", type=int, required=True, help="games wanted in DIR in total")

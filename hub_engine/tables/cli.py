@@ -37,9 +37,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     i.add_argument("--dir", help="tables directory (default $HUB_ENGINE_TABLES or the user "
                                  "data dir)")
     i.add_argument("--slices", action="store_true", help="one line per slice file")
-    p.set_defaults(interrupted="hub-engine tables: interrupted; the slices built are kept; the "
-                           "same command resumes")
-    b.set_defaults(handler=cmd_build)
+    b.set_defaults(handler=cmd_build, interrupted="hub-engine tables: interrupted; the slices "
+                   "built are kept; the same command resumes")
     pr.set_defaults(handler=cmd_probe)
     i.set_defaults(handler=cmd_info)
     return p
