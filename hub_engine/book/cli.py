@@ -71,10 +71,11 @@ def add_parser(sub) -> None:
     u.add_argument("--ballots", metavar="FILE", action="append", default=[],
                    help="more roots the book was built with (as `book build --ballots`)")
 
-    for name, text in (("probe", "the book's moves at a position"),
-                       ("info", "what a book holds: counts, ballot coverage, main line")):
+    for name, text, handler in (
+            ("probe", "the book's moves at a position", _probe),
+            ("info", "what a book holds: counts, ballot coverage, main line", _info)):
         p = steps.add_parser(name, help=text)
-        p.set_defaults(handler=_probe if name == "probe" else _info)
+        p.set_defaults(handler=handler)
         p.add_argument("--variant", required=True, choices=sorted(VARIANTS), help="rules")
         where = p.add_mutually_exclusive_group()
         where.add_argument("--dir", help="a books directory: its book only (default: as the "
