@@ -236,6 +236,16 @@ def _wants_tools(words: list[str]) -> bool:
     return positional[:1] not in ([], ["hub"])
 
 
+def _closed_pipe() -> int:
+    """Stop quietly, as programs in a pipeline do, with the status a shell shows for a program
+    that SIGPIPE ended; stdout goes to the null device so the interpreter's last flush is
+    silent too."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+    return 128 + 13
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     args = None
@@ -246,7 +256,15 @@ def main(argv: list[str] | None = None) -> int:
         handlers = {"hub": cmd_hub, "perft": cmd_perft, "bench": cmd_bench}
         handler = handlers.get(command) or args.handler
         try:
-            return handler(args)
+            status = handler(args)
+            sys.stdout.flush()      # a closed pipe shows here, not at the interpreter's exit
+            return status
+        except BrokenPipeError:
+            # the reader of stdout has gone (`hub-engine ... | head`): the engine's client
+            # reports its own broken pipes as EngineError, so this one is ours
+            if command == "hub":
+                raise
+            return _closed_pipe()
         except (ValueError, KeyError, RuntimeError, OSError) as exc:
             if command == "hub":
                 raise

@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nhub-engine analyse: interrupted after {s['analysed']} positions; run the same "
               f"command again to resume ({s['output']})", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        raise                   # stdout's reader has gone: hub-engine's main stops quietly
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"hub-engine analyse: error: {exc}", file=sys.stderr)
         return 2

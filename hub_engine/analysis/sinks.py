@@ -68,6 +68,8 @@ class _OutFile:
             self.f.write(text)
             self.f.flush()
         except OSError as exc:
+            if isinstance(exc, BrokenPipeError) and self.f is sys.stdout:
+                raise           # stdout's reader has gone (`| head`): hub-engine stops quietly
             raise self._fail(exc) from None
 
     def _close(self) -> None:

@@ -183,6 +183,31 @@ def test_a_file_the_tools_cannot_write_is_a_clear_error(tmp_path):
     assert "hub-engine: error:" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
+def _into_a_closed_pipe(*args: str) -> subprocess.CompletedProcess:
+    """Run a command whose stdout is a pipe nobody reads any more (`... | head` after head has
+    gone)."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        return subprocess.run([*ENGINE, *args], cwd=ROOT, stdout=writer, stderr=subprocess.PIPE,
+                              text=True, timeout=120, env=bare_env())
+    finally:
+        os.close(writer)
+
+
+@pytest.mark.parametrize("args", [
+    ("perft", "--depth", "3"),
+    ("analyse", str(ROOT / "tests" / "analysis" / "data" / "italian.hub"), "--variant",
+     "italian", "--depth", "2", "--output", "-"),
+])
+def test_a_closed_pipe_on_stdout_ends_a_tool_quietly(args):
+    """`hub-engine perft ... | head -1`: the pipe's reader has gone, so the tool stops with the
+    status a shell shows for SIGPIPE and writes nothing on stderr (no error line, no
+    traceback, no complaint from the interpreter's last flush)."""
+    r = _into_a_closed_pipe(*args)
+    assert (r.returncode, r.stderr) == (141, "")
+
+
 def test_match_with_default_engines_outside_an_activated_environment():
     r = run("match", "--games", "2", "--move-time", "0.02", "--max-plies", "16",
             "--opening-depth", "0", timeout=180)
