@@ -123,5 +123,9 @@ class SPRT:
     def line(self) -> str:
         state = self.status()
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[state]
+        # the outcome counts the LLR is made of, as fishtest shows them: with them a test can be
+        # reported, and checked, without its state file
+        cells = ",".join(str(x) for x in self.counts())
+        kind = "ptnml(0-2)" if self.pairs else "trinomial(0,1/2,1)"
         return (f"sprt elo0={self.elo0:g} elo1={self.elo1:g} llr={self.llr():.2f} "
-                f"bounds=[{self.lower:.2f}, {self.upper:.2f}] {verdict}")
+                f"bounds=[{self.lower:.2f}, {self.upper:.2f}] {verdict} {kind}={cells}")

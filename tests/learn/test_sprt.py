@@ -68,6 +68,9 @@ def test_pentanomial_counts_pairs():
     assert test.counts() == [1, 0, 0, 1, 1]
     assert len(PENTANOMIAL) == 5
     assert "sprt elo0=0 elo1=50 llr=" in test.line()
+    # the counts are printed, so that a test's LLR can be recomputed from its log alone
+    assert test.line().endswith(" ptnml(0-2)=1,0,0,1,1")
+    assert f"llr={llr([1, 0, 0, 1, 1], 0, 50, PENTANOMIAL):.2f} " in test.line()
 
 
 def test_bad_input_is_refused():
@@ -102,5 +105,7 @@ def test_match_stops_when_the_sprt_decides(tmp_path, monkeypatch):
     outcome = match.run_match(args, out=out)
     text = out.getvalue()
     assert 2 <= len(outcome.results) < 100 and set(outcome.results) == {1.0}
-    assert text.rstrip().splitlines()[-1].endswith("H1 accepted")
+    last = text.rstrip().splitlines()[-1]
+    # every pair won 2-0
+    assert last.endswith(f" H1 accepted ptnml(0-2)=0,0,0,0,{len(outcome.results) // 2}")
     assert "sprt elo0=0 elo1=50" in text
