@@ -259,15 +259,13 @@ def main(argv: list[str] | None = None) -> int:
             status = handler(args)
             sys.stdout.flush()      # a closed pipe shows here, not at the interpreter's exit
             return status
-        except BrokenPipeError:
-            # the reader of stdout has gone (`hub-engine ... | head`): the engine's client
-            # reports its own broken pipes as EngineError, so this one is ours
-            if command == "hub":
-                raise
-            return _closed_pipe()
         except (ValueError, KeyError, RuntimeError, OSError) as exc:
             if command == "hub":
                 raise
+            if isinstance(exc, BrokenPipeError):
+                # the reader of stdout has gone (`hub-engine ... | head`): the engine's client
+                # reports its own broken pipes as EngineError, so this one is ours
+                return _closed_pipe()
             print(f"hub-engine: error: {exc}", file=sys.stderr)
             return 2
     except KeyboardInterrupt:
